@@ -1,0 +1,23 @@
+"""Associating generated texts with a gender (seed ``000``, Algorithm 1)."""
+
+from gasp.associate._gender import (
+    FEMALE_WORDS,
+    GENDER_LABELS,
+    MALE_WORDS,
+    NEUTRAL_WORDS,
+    NONBINARY_CUES,
+    GenderAssociation,
+    associate_counts,
+    associate_genders,
+)
+
+__all__ = [
+    "FEMALE_WORDS",
+    "GENDER_LABELS",
+    "MALE_WORDS",
+    "NEUTRAL_WORDS",
+    "NONBINARY_CUES",
+    "GenderAssociation",
+    "associate_counts",
+    "associate_genders",
+]

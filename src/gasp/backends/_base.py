@@ -1,0 +1,114 @@
+"""The contract between the runner and every model backend.
+
+A backend only translates a :class:`GenerationRequest` into a call to a model and
+the answer back into a :class:`GenerationResponse`. Concurrency, retries, timeouts
+and rate limits live once, in the wrapper around it. Refusals, truncation and
+content filtering are data on the response (its :class:`StopReason`), never
+exceptions.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from gasp.errors import ConfigError
+
+
+class StopReason(enum.StrEnum):
+    """Why a generation ended."""
+
+    STOP = "stop"  # the model finished on its own
+    LENGTH = "length"  # truncated at max_tokens
+    CONTENT_FILTER = "content_filter"  # the provider filtered the output
+    REFUSAL = "refusal"  # the model declined to answer
+    ERROR = "error"  # no usable answer after every retry
+
+
+@dataclass(frozen=True)
+class DecodingConfig:
+    """Validated decoding settings shared by every backend."""
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    max_tokens: int = 256
+    seed: int | None = 0
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.temperature) and 0.0 <= self.temperature <= 2.0):
+            raise ConfigError(f"temperature must be between 0 and 2, got {self.temperature}")
+        if not (math.isfinite(self.top_p) and 0.0 < self.top_p <= 1.0):
+            raise ConfigError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.max_tokens < 1:
+            raise ConfigError(f"max_tokens must be at least 1, got {self.max_tokens}")
+        if self.seed is not None and self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed}")
+
+
+@dataclass(frozen=True)
+class ChatMessage:
+    """One message of a chat prompt."""
+
+    role: str
+    content: str
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    """One sample to generate.
+
+    ``key`` identifies the sample uniquely within a run (it includes the sample
+    index, so repeated samples of one prompt stay distinct). ``seed`` is the
+    per-sample seed derived from the run seed and the key, where the backend
+    supports seeding.
+    """
+
+    key: str
+    messages: tuple[ChatMessage, ...]
+    decoding: DecodingConfig = field(default_factory=DecodingConfig)
+    seed: int | None = None
+
+    @property
+    def prompt(self) -> str:
+        """The content of the last user message (the prompt as written in the study)."""
+        return self.messages[-1].content if self.messages else ""
+
+
+@dataclass(frozen=True)
+class GenerationResponse:
+    """What a backend returned for one request."""
+
+    text: str
+    stop_reason: StopReason
+    model_id: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    latency_s: float | None = None
+    error: str | None = None
+    attempts: int = 1
+    fault_kinds: tuple[str, ...] = ()
+
+
+class ModelBackend(abc.ABC):
+    """A model behind one async call; subclasses translate requests, nothing more."""
+
+    #: The resolved model identifier recorded in the run manifest.
+    model_id: str
+    #: Local backends batch; API backends are called once per request concurrently.
+    supports_batching: bool = False
+
+    @abc.abstractmethod
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Generate one response. Transient faults raise; the wrapper retries them."""
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        """Generate several responses; local backends override this to batch on the device."""
+        return [await self.generate(r) for r in requests]
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections or device memory."""

@@ -1,0 +1,24 @@
+"""Errors a user can fix.
+
+Every error raised for bad input (a broken study file, an unknown model, a missing
+API key, empty text) is a :class:`GaspError`. The command line prints its message
+as one line, without a traceback, and exits with :data:`USER_ERROR_EXIT_CODE`.
+"""
+
+USER_ERROR_EXIT_CODE = 2
+
+
+class GaspError(Exception):
+    """An error caused by input the user can correct; its message is one clear line."""
+
+
+class ConfigError(GaspError):
+    """A study file, option or configuration value is invalid."""
+
+
+class DataError(GaspError):
+    """Input data (a table of generations, a store) is missing, empty or malformed."""
+
+
+class BackendError(GaspError):
+    """A model backend cannot be created or used (unknown provider, missing key or extra)."""

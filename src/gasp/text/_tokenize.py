@@ -1,0 +1,99 @@
+"""The one tokenizer every method uses, and sparse document-term counts.
+
+The tokenizer matches the published word lists of the seed papers: lowercase,
+split on whitespace, strip every non-letter from each token (``almond-shaped``
+becomes ``almondshaped``, ``she's`` becomes ``shes``), drop empty tokens.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import CountVectorizer
+
+# Everything that is neither a letter nor whitespace: punctuation, symbols, digits, underscore.
+_NON_LETTER = re.compile(r"[^\w\s]|[\d_]")
+
+
+def normalize(text: str) -> str:
+    """Lowercase ``text`` and delete every character that is neither a letter nor whitespace."""
+    return _NON_LETTER.sub("", text.lower())
+
+
+def tokenize(text: str) -> list[str]:
+    """Split ``text`` into the tokens used by every statistic of the package."""
+    return normalize(text).split()
+
+
+@dataclass(frozen=True)
+class DocTermCounts:
+    """Word counts of a collection of documents.
+
+    ``matrix`` is a CSR matrix of shape (documents, vocabulary) with int64 counts;
+    ``vocabulary`` holds the word of each column, sorted alphabetically.
+    """
+
+    matrix: sp.csr_matrix
+    vocabulary: np.ndarray
+
+    @property
+    def n_documents(self) -> int:
+        """Number of documents (rows)."""
+        return int(self.matrix.shape[0])
+
+    def index_of(self, words: Iterable[str]) -> np.ndarray:
+        """Column index of each word, ``-1`` for words absent from the vocabulary."""
+        words_arr = np.asarray(list(words), dtype=object)
+        if words_arr.size == 0 or self.vocabulary.size == 0:
+            return np.full(words_arr.shape, -1, dtype=np.int64)
+        pos = np.searchsorted(self.vocabulary, words_arr)
+        pos_clipped = np.minimum(pos, self.vocabulary.size - 1)
+        found = self.vocabulary[pos_clipped] == words_arr
+        return np.where(found, pos_clipped, -1).astype(np.int64)
+
+    def word_counts(self, words: Sequence[str]) -> np.ndarray:
+        """Dense (documents, len(words)) array of the counts of ``words``; absent words count 0."""
+        idx = self.index_of(words)
+        out = np.zeros((self.n_documents, len(words)), dtype=np.int64)
+        present = idx >= 0
+        if present.any():
+            out[:, present] = self.matrix[:, idx[present]].toarray()
+        return out
+
+    def totals(self, rows: np.ndarray | slice | None = None) -> np.ndarray:
+        """Summed counts per word over ``rows`` (mask, index array or slice; all if None)."""
+        sub = self.matrix if rows is None else self.matrix[rows]
+        return np.asarray(sub.sum(axis=0)).ravel().astype(np.int64)
+
+    def subset(self, rows: np.ndarray | slice) -> DocTermCounts:
+        """The counts of the selected documents, over the same vocabulary."""
+        return DocTermCounts(matrix=self.matrix[rows], vocabulary=self.vocabulary)
+
+
+def count_words(texts: Iterable[str]) -> DocTermCounts:
+    """Count the tokens of every text into a sparse (documents x vocabulary) matrix."""
+    vectorizer = CountVectorizer(
+        lowercase=False,
+        preprocessor=normalize,
+        tokenizer=str.split,
+        token_pattern=None,
+        dtype=np.int64,
+    )
+    texts_list = [t if isinstance(t, str) else "" for t in texts]
+    try:
+        matrix = vectorizer.fit_transform(texts_list).tocsr()
+    except ValueError:  # no document contains a single word
+        return DocTermCounts(
+            matrix=sp.csr_matrix((len(texts_list), 0), dtype=np.int64),
+            vocabulary=np.array([], dtype=object),
+        )
+    vocabulary = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
+    order = np.argsort(vocabulary)
+    if not np.array_equal(order, np.arange(order.size)):
+        vocabulary = vocabulary[order]
+        matrix = matrix[:, order]
+    return DocTermCounts(matrix=matrix.astype(np.int64), vocabulary=vocabulary)
