@@ -1,5 +1,29 @@
 """Analyses of a run: who is represented, how, and how models compare."""
 
+from gasp.analysis._audit import RunAudit, analyze_run, analyze_samples, default_results_dir
+from gasp.analysis._comparison import compare_results, compare_runs
+from gasp.analysis._config import AnalysisConfig
+from gasp.analysis._descriptions import DescriptionResults, analyze_descriptions
+from gasp.analysis._prepare import BLSFigure, PreparedRun, bls_from_study, prepare_run
+from gasp.analysis._representation import analyze_representation
 from gasp.analysis._results import AuditResults
+from gasp.analysis._word_tables import word_tables
 
-__all__ = ["AuditResults"]
+__all__ = [
+    "AnalysisConfig",
+    "AuditResults",
+    "BLSFigure",
+    "DescriptionResults",
+    "PreparedRun",
+    "RunAudit",
+    "analyze_descriptions",
+    "analyze_representation",
+    "analyze_run",
+    "analyze_samples",
+    "bls_from_study",
+    "compare_results",
+    "compare_runs",
+    "default_results_dir",
+    "prepare_run",
+    "word_tables",
+]

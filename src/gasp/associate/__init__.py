@@ -10,6 +10,7 @@ from gasp.associate._gender import (
     associate_counts,
     associate_genders,
 )
+from gasp.associate._validation import AssociationValidation, validate_association
 
 __all__ = [
     "FEMALE_WORDS",
@@ -17,7 +18,9 @@ __all__ = [
     "MALE_WORDS",
     "NEUTRAL_WORDS",
     "NONBINARY_CUES",
+    "AssociationValidation",
     "GenderAssociation",
     "associate_counts",
     "associate_genders",
+    "validate_association",
 ]

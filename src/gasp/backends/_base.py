@@ -99,6 +99,8 @@ class ModelBackend(abc.ABC):
     model_id: str
     #: Local backends batch; API backends are called once per request concurrently.
     supports_batching: bool = False
+    #: Requests per :meth:`generate_batch` call the wrapper sends when batching.
+    batch_size: int = 16
 
     @abc.abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:

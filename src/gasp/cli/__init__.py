@@ -11,7 +11,15 @@ import sys
 
 # Command modules: importing one registers its commands on ``app``.
 # (Add one import line per command module.)
-from gasp.cli import _version  # noqa: F401
+from gasp.cli import (
+    _analyze,  # noqa: F401
+    _calibrate,  # noqa: F401
+    _existing_data,  # noqa: F401
+    _generate,  # noqa: F401
+    _probe,  # noqa: F401
+    _run,  # noqa: F401
+    _version,  # noqa: F401
+)
 from gasp.cli._app import app
 from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
 

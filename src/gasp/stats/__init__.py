@@ -1,5 +1,64 @@
 """Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests."""
 
+from gasp.stats._calibrated import (
+    CalibratedConfig,
+    CalibratedMarkedWords,
+    CalibratedTerms,
+    Comparison,
+    calibrated_marked_words,
+    calibrated_marked_words_many,
+    calibrated_terms,
+)
+from gasp.stats._calibration import CalibrationReport, calibrate
+from gasp.stats._english_prior import BROWN_CORPUS_TOKENS, common_english_words, english_prior
+from gasp.stats._groups import group_mask, parse_selector, selector_name
 from gasp.stats._log_odds import log_odds_z
+from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
+from gasp.stats._multiple_testing import bh_reject, two_sided_p
+from gasp.stats._significance import (
+    BootstrapResult,
+    PermutationResult,
+    WelchResult,
+    bernoulli_se,
+    bootstrap_ci,
+    percent_change,
+    permutation_test,
+    welch_t_test,
+)
+from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
-__all__ = ["log_odds_z"]
+__all__ = [
+    "BROWN_CORPUS_TOKENS",
+    "BootstrapResult",
+    "CalibratedConfig",
+    "CalibratedMarkedWords",
+    "CalibratedTerms",
+    "CalibrationReport",
+    "Comparison",
+    "MarkedWords",
+    "PermutationResult",
+    "SRBResult",
+    "WelchResult",
+    "bernoulli_se",
+    "bh_reject",
+    "bootstrap_ci",
+    "calibrate",
+    "calibrated_marked_words",
+    "calibrated_marked_words_many",
+    "calibrated_terms",
+    "chamfer_distance",
+    "common_english_words",
+    "english_prior",
+    "group_mask",
+    "log_odds_z",
+    "marked_words",
+    "marked_words_table",
+    "parse_selector",
+    "percent_change",
+    "permutation_test",
+    "selector_name",
+    "srb_score",
+    "srb_scores",
+    "two_sided_p",
+    "welch_t_test",
+]

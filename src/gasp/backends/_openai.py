@@ -1,0 +1,128 @@
+"""OpenAI and OpenAI-compatible chat completion backends (``openai/...``, ``openai-compatible/...``).
+
+Uses the official ``openai`` async client with its own retries switched off:
+:class:`~gasp.backends.ResilientModel` retries. The API key lives only inside the
+client; it is never logged, stored or put into an error message.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import openai
+
+from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._faults import TransientBackendError, is_connect_failure
+from gasp.backends._options import Options
+from gasp.errors import BackendError
+
+# Servers that need no key still get a bearer header; this placeholder is not a secret.
+_NO_KEY = "no-key"
+
+_FINISH_REASONS = {
+    "stop": StopReason.STOP,
+    "length": StopReason.LENGTH,
+    "content_filter": StopReason.CONTENT_FILTER,
+}
+
+
+class OpenAIBackend(ModelBackend):
+    """One chat completion per request through ``AsyncOpenAI``.
+
+    ``finish_reason`` maps to :class:`StopReason` (``length`` -> ``LENGTH``,
+    ``content_filter`` -> ``CONTENT_FILTER``); a ``refusal`` on the message gives
+    ``REFUSAL`` with the refusal text. An empty answer that was neither
+    truncated nor filtered is a transient ``"empty"`` fault, and a body without
+    choices a ``"malformed"`` one. The per-request seed, temperature, top_p and
+    max_tokens are sent with every call.
+
+    Options: ``connect_timeout_s`` (default 10), ``max_tokens_param``
+    (``max_tokens`` or ``max_completion_tokens`` for models that need it).
+    """
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        provider: str = "openai",
+        base_url: str | None = None,
+        api_key: str | None = None,
+        options: Mapping[str, Any] | None = None,
+    ) -> None:
+        opts = Options(options, provider=f"{provider}/{model}")
+        connect_timeout = opts.get_float("connect_timeout_s", 10.0, minimum=0.001)
+        self._max_tokens_param = opts.get_str("max_tokens_param", "max_tokens")
+        if self._max_tokens_param not in {"max_tokens", "max_completion_tokens"}:
+            raise BackendError("max_tokens_param must be max_tokens or max_completion_tokens")
+        opts.reject_unknown()
+        self.model = model
+        self.model_id = f"{provider}/{model}"
+        self.base_url = base_url
+        self._reached = False
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key or _NO_KEY,
+            base_url=base_url,
+            max_retries=0,
+            timeout=openai.Timeout(None, connect=connect_timeout),
+        )
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Send one chat completion; transient faults raise for the wrapper to retry."""
+        decoding = request.decoding
+        seed = request.seed if request.seed is not None else decoding.seed
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in request.messages],
+            "temperature": decoding.temperature,
+            "top_p": decoding.top_p,
+            self._max_tokens_param: decoding.max_tokens,
+        }
+        if seed is not None:
+            kwargs["seed"] = seed
+        started = time.perf_counter()
+        try:
+            completion = await self._client.chat.completions.create(**kwargs)
+        except openai.APIConnectionError as exc:
+            if not self._reached and is_connect_failure(exc):
+                where = self.base_url or "the OpenAI API"
+                raise BackendError(f"{self.model_id}: cannot reach {where}") from None
+            raise
+        self._reached = True
+        latency = time.perf_counter() - started
+        return self._to_response(completion, latency)
+
+    def _to_response(self, completion: Any, latency: float) -> GenerationResponse:
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise TransientBackendError("malformed", "response without choices")
+        choice = choices[0]
+        message = getattr(choice, "message", None)
+        if message is None:
+            raise TransientBackendError("malformed", "choice without a message")
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        model_id = f"{self.model_id.split('/', 1)[0]}/{completion.model or self.model}"
+        refusal = getattr(message, "refusal", None)
+        if refusal:
+            stop, text = StopReason.REFUSAL, str(refusal)
+        else:
+            text = message.content or ""
+            finish = getattr(choice, "finish_reason", None) or "stop"
+            stop = _FINISH_REASONS.get(str(finish), StopReason.STOP)
+            if stop is StopReason.STOP and not text.strip():
+                raise TransientBackendError("empty", "empty answer")
+        return GenerationResponse(
+            text=text,
+            stop_reason=stop,
+            model_id=model_id,
+            prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
+            completion_tokens=completion_tokens if isinstance(completion_tokens, int) else None,
+            latency_s=latency,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP connections."""
+        await self._client.close()

@@ -1,0 +1,105 @@
+"""Validated reading of the free-form ``options`` mapping a backend accepts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from gasp.errors import ConfigError
+
+
+class Options:
+    """Reads typed options one by one and rejects the names nobody read."""
+
+    def __init__(self, options: Mapping[str, Any] | None, *, provider: str) -> None:
+        self._values = dict(options or {})
+        self._read: set[str] = set()
+        self._provider = provider
+
+    def _get(self, name: str) -> Any:
+        self._read.add(name)
+        return self._values.get(name)
+
+    def _bad(self, name: str, expected: str, value: Any) -> ConfigError:
+        return ConfigError(f"option {name!r} of {self._provider} must be {expected}, got {value!r}")
+
+    def get_float(
+        self,
+        name: str,
+        default: float,
+        *,
+        minimum: float | None = None,
+        maximum: float | None = None,
+    ) -> float:
+        """A finite number within [minimum, maximum]."""
+        value = self._get(name)
+        if value is None:
+            return default
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            raise self._bad(name, "a number", value) from None
+        if isinstance(value, bool) or not math.isfinite(number):
+            raise self._bad(name, "a number", value)
+        if (minimum is not None and number < minimum) or (maximum is not None and number > maximum):
+            raise self._bad(name, f"between {minimum} and {maximum}", value)
+        return number
+
+    def get_int(self, name: str, default: int, *, minimum: int | None = None) -> int:
+        """An integer of at least ``minimum``."""
+        value = self._get(name)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            raise self._bad(name, "an integer", value)
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            raise self._bad(name, "an integer", value) from None
+        if number != value and not (isinstance(value, str) and value.strip().isdigit()):
+            raise self._bad(name, "an integer", value)
+        if minimum is not None and number < minimum:
+            raise self._bad(name, f"at least {minimum}", value)
+        return number
+
+    def get_bool(self, name: str, default: bool) -> bool:
+        """A boolean (``true``/``false``, ``1``/``0`` and ``yes``/``no`` strings accepted)."""
+        value = self._get(name)
+        if value is None:
+            return default
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in {"true", "1", "yes", "on"}:
+            return True
+        if text in {"false", "0", "no", "off"}:
+            return False
+        raise self._bad(name, "true or false", value)
+
+    def get_str(self, name: str, default: str) -> str:
+        """A string."""
+        value = self._get(name)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise self._bad(name, "a string", value)
+        return value
+
+    def optional_str(self, name: str) -> str | None:
+        """A string, or ``None`` when absent."""
+        value = self._get(name)
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise self._bad(name, "a string", value)
+        return value
+
+    def reject_unknown(self) -> None:
+        """Raise :class:`ConfigError` naming any option that was never read."""
+        unknown = sorted(set(self._values) - self._read)
+        if unknown:
+            known = ", ".join(sorted(self._read)) or "none"
+            raise ConfigError(
+                f"unknown option(s) for {self._provider}: {', '.join(unknown)} (known: {known})"
+            )

@@ -1,0 +1,232 @@
+"""The one wrapper that owns concurrency, retries, rate limits and timeouts."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import dataclasses
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+
+import numpy as np
+
+from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._faults import FaultAction, FaultDecision, classify_error
+from gasp.backends._retry import RetryPolicy
+from gasp.errors import BackendError, ConfigError
+
+logger = logging.getLogger("gasp.backends")
+
+SleepFn = Callable[[float], Awaitable[None]]
+
+
+class ResilientModel:
+    """Wraps a :class:`ModelBackend` with bounded concurrency, retries and timeouts.
+
+    :meth:`generate` never raises for a transient fault: it retries with
+    exponential backoff and jitter (waiting at least a server's ``Retry-After``;
+    a rate limit pauses every request of this wrapper, not only the one that hit
+    it) and, after the last attempt, returns a response with
+    :attr:`StopReason.ERROR` and ``error`` set. Every response records its
+    ``attempts`` and the ``fault_kinds`` met on the way. Only errors the user
+    must fix (authentication, unknown model, unreachable server, a missing
+    model file) raise :class:`~gasp.errors.BackendError`.
+
+    Args:
+        backend: the model to call.
+        max_concurrency: most calls to the backend in flight at once (requests,
+            or batches for batching backends).
+        retry: the retry and timeout policy.
+        batch_size: requests per call for backends with ``supports_batching``
+            (default: the backend's own ``batch_size``).
+        seed: seeds the jitter of the backoff delays.
+        sleep: the coroutine used to wait (tests pass a recorder).
+    """
+
+    def __init__(
+        self,
+        backend: ModelBackend,
+        *,
+        max_concurrency: int = 16,
+        retry: RetryPolicy = RetryPolicy(),  # noqa: B008 - frozen dataclass
+        batch_size: int | None = None,
+        seed: int = 0,
+        sleep: SleepFn = asyncio.sleep,
+    ) -> None:
+        if max_concurrency < 1:
+            raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        size = backend.batch_size if batch_size is None else batch_size
+        if size < 1:
+            raise ConfigError(f"batch_size must be at least 1, got {size}")
+        self.backend = backend
+        self.max_concurrency = max_concurrency
+        self.retry = retry
+        self.batch_size = size if backend.supports_batching else 1
+        self._sleep = sleep
+        self._rng = np.random.default_rng(seed)
+        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._cooldown_until = 0.0
+        #: Calls to the backend in flight now, and the most seen at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
+        #: Faults met so far, by kind, over every request.
+        self.fault_counts: collections.Counter[str] = collections.Counter()
+
+    @property
+    def model_id(self) -> str:
+        """The wrapped backend's model identifier."""
+        return self.backend.model_id
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Generate one response, retrying transient faults; see the class docstring."""
+        (response,) = await self._run([request])
+        return response
+
+    async def generate_many(
+        self, requests: Sequence[GenerationRequest]
+    ) -> AsyncIterator[GenerationResponse]:
+        """Yield one response per request, in the order they complete.
+
+        At most ``max_concurrency`` backend calls run at once; batching backends
+        get the requests in batches of ``batch_size``. Leaving the loop early
+        cancels the calls still running. A fatal error cancels the rest and
+        raises :class:`~gasp.errors.BackendError`.
+        """
+        units = self._units(requests)
+        window = 2 * self.max_concurrency
+        pending: set[asyncio.Task[list[GenerationResponse]]] = set()
+        try:
+            self._fill(pending, units, window)
+            while pending:
+                done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                # Retrieve every exception first, so none is left unretrieved on a task.
+                failures = [exc for exc in (t.exception() for t in done) if exc is not None]
+                if failures:
+                    raise failures[0]
+                for task in done:
+                    for response in task.result():
+                        yield response
+                self._fill(pending, units, window)
+        finally:
+            for task in pending:
+                task.cancel()
+            if pending:
+                await asyncio.gather(*pending, return_exceptions=True)
+
+    async def aclose(self) -> None:
+        """Release the backend's connections or device memory."""
+        await self.backend.aclose()
+
+    async def __aenter__(self) -> ResilientModel:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # -- internals -------------------------------------------------------------
+
+    def _units(self, requests: Sequence[GenerationRequest]) -> Iterator[list[GenerationRequest]]:
+        for start in range(0, len(requests), self.batch_size):
+            yield list(requests[start : start + self.batch_size])
+
+    def _fill(
+        self,
+        pending: set[asyncio.Task[list[GenerationResponse]]],
+        units: Iterator[list[GenerationRequest]],
+        window: int,
+    ) -> None:
+        while len(pending) < window:
+            unit = next(units, None)
+            if unit is None:
+                return
+            pending.add(asyncio.create_task(self._run(unit)))
+
+    async def _run(self, batch: list[GenerationRequest]) -> list[GenerationResponse]:
+        faults: list[str] = []
+        for attempt in range(1, self.retry.max_attempts + 1):
+            await self._wait_cooldown()
+            started = time.perf_counter()
+            try:
+                responses = await self._call(batch)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                decision = classify_error(exc)
+                if decision.action is FaultAction.FATAL:
+                    if isinstance(exc, BackendError):
+                        raise
+                    raise BackendError(f"{self.model_id}: {decision.message}") from None
+                faults.append(decision.kind)
+                self.fault_counts[decision.kind] += 1
+                if decision.action is FaultAction.GIVE_UP or attempt == self.retry.max_attempts:
+                    logger.warning(
+                        "%s: giving up after %d attempt(s): %s",
+                        self.model_id,
+                        attempt,
+                        decision.kind,
+                    )
+                    return [self._error_response(r, decision, attempt, faults) for r in batch]
+                await self._back_off(attempt, decision)
+                continue
+            elapsed = time.perf_counter() - started
+            return [
+                dataclasses.replace(
+                    r,
+                    attempts=attempt,
+                    fault_kinds=tuple(faults),
+                    latency_s=r.latency_s if r.latency_s is not None else elapsed,
+                )
+                for r in responses
+            ]
+        raise AssertionError("unreachable: the loop returns on its last attempt")
+
+    async def _call(self, batch: list[GenerationRequest]) -> list[GenerationResponse]:
+        timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
+        async with self._semaphore:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            try:
+                async with asyncio.timeout(timeout):
+                    if len(batch) == 1 and not self.backend.supports_batching:
+                        return [await self.backend.generate(batch[0])]
+                    responses = await self.backend.generate_batch(batch)
+            finally:
+                self.in_flight -= 1
+        if len(responses) != len(batch):
+            raise RuntimeError(
+                f"backend returned {len(responses)} responses for {len(batch)} requests"
+            )
+        return list(responses)
+
+    async def _back_off(self, failures: int, decision: FaultDecision) -> None:
+        delay = self.retry.wait_s(failures, float(self._rng.random()), decision.retry_after_s)
+        if decision.action is FaultAction.RATE_LIMIT:
+            # Every request of this wrapper waits, this one included (at the top of its
+            # next attempt), so the server sees no calls until the cool-down is over.
+            loop = asyncio.get_running_loop()
+            self._cooldown_until = max(self._cooldown_until, loop.time() + delay)
+            return
+        await self._sleep(delay)
+
+    async def _wait_cooldown(self) -> None:
+        remaining = self._cooldown_until - asyncio.get_running_loop().time()
+        if remaining > 0:
+            await self._sleep(remaining)
+
+    def _error_response(
+        self,
+        request: GenerationRequest,
+        decision: FaultDecision,
+        attempts: int,
+        faults: list[str],
+    ) -> GenerationResponse:
+        detail = f"{decision.kind}: {decision.message}" if decision.message else decision.kind
+        return GenerationResponse(
+            text="",
+            stop_reason=StopReason.ERROR,
+            model_id=self.model_id,
+            error=f"{detail} (after {attempts} attempt(s))",
+            attempts=attempts,
+            fault_kinds=tuple(faults),
+        )

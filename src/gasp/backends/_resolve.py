@@ -1,0 +1,109 @@
+"""Choosing a backend from a ``provider/model`` string; backends are imported lazily."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from gasp.backends._base import ModelBackend
+from gasp.errors import BackendError
+
+PROVIDERS: dict[str, str] = {
+    "openai": "openai/<model>  (key from OPENAI_API_KEY)",
+    "openai-compatible": "openai-compatible/<model>  (needs base_url; key env var optional)",
+    "hf": "hf/<hub name or local path>  (transformers, in process)",
+    "embedded": "embedded or embedded/smollm2  (SmolLM2-135M-Instruct, no key, CPU)",
+    "vllm": "vllm/<name>  (vLLM offline engine, GPU)",
+    "mock": "mock/<script>  (echo, personas, constant; for tests)",
+}
+
+EMBEDDED_MODELS = ("smollm2",)
+
+_EXTRAS = {
+    "openai": ("openai", "pip install 'gasp[api]'"),
+    "openai-compatible": ("openai", "pip install 'gasp[api]'"),
+    "hf": ("transformers", "pip install 'gasp[hf]'"),
+    "embedded": ("transformers", "pip install 'gasp[hf]'"),
+    "vllm": ("vllm", "pip install 'gasp[vllm]'"),
+}
+
+
+def _require(provider: str) -> None:
+    extra = _EXTRAS.get(provider)
+    if extra is None:
+        return
+    module, command = extra
+    if importlib.util.find_spec(module) is None:
+        raise BackendError(f"the {provider} backend needs the {module!r} package: {command}")
+    if provider in {"hf", "embedded"} and importlib.util.find_spec("torch") is None:
+        raise BackendError(f"the {provider} backend needs the 'torch' package: {command}")
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """Split ``provider/model`` into its parts (the model may contain slashes)."""
+    text = spec.strip()
+    provider, _, model = text.partition("/")
+    return provider.lower(), model
+
+
+def resolve_backend(
+    spec: str,
+    *,
+    base_url: str | None = None,
+    api_key_env: str | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> ModelBackend:
+    """Create the backend named by ``spec`` (``provider/model``).
+
+    Providers: ``openai/<model>`` (key from ``OPENAI_API_KEY``, or the variable
+    named by ``api_key_env``), ``openai-compatible/<model>`` (needs ``base_url``;
+    key from the variable named by ``api_key_env``, default none),
+    ``hf/<name or path>``, ``embedded`` / ``embedded/smollm2``, ``vllm/<name>``
+    and ``mock/<script>``. ``options`` are backend specific (for example
+    ``device`` and ``batch_size`` for ``hf``, ``female_share`` for
+    ``mock/personas``).
+
+    Raises:
+        BackendError: unknown provider, missing model name, key or base URL, or a
+            missing optional package (the message gives the install command).
+    """
+    provider, model = split_spec(spec)
+    if provider not in PROVIDERS:
+        valid = "; ".join(PROVIDERS.values())
+        raise BackendError(f"unknown model provider {provider!r} in {spec!r}; valid: {valid}")
+    if not model and provider != "embedded":
+        raise BackendError(f"model name missing in {spec!r}; expected {PROVIDERS[provider]}")
+    _require(provider)
+    if provider in {"openai", "openai-compatible"}:
+        from gasp.backends._openai import OpenAIBackend
+
+        key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
+        api_key = os.environ.get(key_env) if key_env else None
+        if key_env and not api_key:
+            raise BackendError(f"{provider} needs an API key: set the {key_env} environment variable")
+        if provider == "openai-compatible" and not base_url:
+            raise BackendError(f"{spec!r} needs a base URL (for example http://localhost:8000/v1)")
+        return OpenAIBackend(
+            model, provider=provider, base_url=base_url, api_key=api_key, options=options
+        )
+    if provider in {"hf", "embedded"}:
+        from gasp.backends._hf import HFBackend, embedded_backend
+
+        if provider == "embedded":
+            name = model.lower() or "smollm2"
+            if name not in EMBEDDED_MODELS:
+                raise BackendError(
+                    f"unknown embedded model {model!r}; choose one of: "
+                    + ", ".join(f"embedded/{m}" for m in EMBEDDED_MODELS)
+                )
+            return embedded_backend(options)
+        return HFBackend.from_spec(model, options)
+    if provider == "vllm":
+        from gasp.backends._vllm import VLLMBackend
+
+        return VLLMBackend.from_spec(model, options)
+    from gasp.backends._mock import make_mock_backend
+
+    return make_mock_backend(model, options)

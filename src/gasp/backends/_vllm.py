@@ -1,0 +1,113 @@
+"""vLLM's offline engine in process (``vllm/<name>``), for GPU machines.
+
+Each batch is one ``LLM.chat`` call with one ``SamplingParams`` per request, so
+every request keeps its own seed. The engine is created on the first batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._options import Options
+from gasp.errors import BackendError
+
+VLLM_INSTALL = "pip install 'gasp[vllm]'"
+
+
+class VLLMBackend(ModelBackend):
+    """Batches requests through ``vllm.LLM.chat``.
+
+    Options: ``batch_size`` (default 64), ``dtype`` (default ``auto``),
+    ``gpu_memory_utilization`` (default 0.9), ``max_model_len`` (default: the
+    model's), ``tensor_parallel_size`` (default 1).
+    """
+
+    supports_batching = True
+
+    def __init__(self, model: str, *, batch_size: int = 64, engine_args: Mapping[str, Any]):
+        self.model = model
+        self.model_id = f"vllm/{model}"
+        self.batch_size = batch_size
+        self._engine_args = dict(engine_args)
+        self._llm: Any = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_spec(cls, model: str, options: Mapping[str, Any] | None = None) -> VLLMBackend:
+        """Build ``vllm/<model>`` from its options."""
+        opts = Options(options, provider=f"vllm/{model}")
+        batch_size = opts.get_int("batch_size", 64, minimum=1)
+        args: dict[str, Any] = {
+            "dtype": opts.get_str("dtype", "auto"),
+            "gpu_memory_utilization": opts.get_float(
+                "gpu_memory_utilization", 0.9, minimum=0.05, maximum=1.0
+            ),
+            "tensor_parallel_size": opts.get_int("tensor_parallel_size", 1, minimum=1),
+        }
+        max_len = opts.get_int("max_model_len", 0, minimum=0)
+        if max_len:
+            args["max_model_len"] = max_len
+        opts.reject_unknown()
+        return cls(model, batch_size=batch_size, engine_args=args)
+
+    def _engine(self) -> Any:
+        if self._llm is None:
+            try:
+                import vllm
+            except ImportError:
+                raise BackendError(f"the vllm backend needs vLLM: {VLLM_INSTALL}") from None
+            try:
+                self._llm = vllm.LLM(model=self.model, **self._engine_args)
+            except (OSError, ValueError) as exc:
+                first = " ".join(str(exc).split())[:200]
+                raise BackendError(f"cannot start vLLM for {self.model!r}: {first}") from None
+        return self._llm
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Generate one response (a batch of one)."""
+        (response,) = await self.generate_batch([request])
+        return response
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        """Generate a batch in a worker thread."""
+        return await asyncio.to_thread(self._generate_sync, list(requests))
+
+    def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        import vllm
+
+        with self._lock:
+            llm = self._engine()
+            conversations = [
+                [{"role": m.role, "content": m.content} for m in r.messages] for r in requests
+            ]
+            params = [
+                vllm.SamplingParams(
+                    temperature=r.decoding.temperature,
+                    top_p=r.decoding.top_p,
+                    max_tokens=r.decoding.max_tokens,
+                    seed=r.seed if r.seed is not None else r.decoding.seed,
+                )
+                for r in requests
+            ]
+            outputs = llm.chat(conversations, sampling_params=params, use_tqdm=False)
+        responses = []
+        for output in outputs:
+            completion = output.outputs[0]
+            finish = completion.finish_reason
+            stop = StopReason.LENGTH if finish == "length" else StopReason.STOP
+            responses.append(
+                GenerationResponse(
+                    text=completion.text.strip(),
+                    stop_reason=stop,
+                    model_id=self.model_id,
+                    prompt_tokens=len(output.prompt_token_ids or []),
+                    completion_tokens=len(completion.token_ids),
+                )
+            )
+        return responses

@@ -1,0 +1,166 @@
+"""``gasp analyze`` and ``gasp compare``: analyse runs and compare models."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import numpy as np
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gasp.analysis import AnalysisConfig, AuditResults, analyze_run, compare_runs
+from gasp.analysis._audit import default_results_dir
+from gasp.analysis._results import (
+    CAPTURE_RATE,
+    EXCLUDED,
+    MODEL_COMPARISON,
+    REPRESENTATION,
+    SRB_SCORES,
+    SRB_TEST,
+)
+from gasp.cli._app import app
+
+
+def _fmt(value: object, digits: int = 3) -> str:
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(value)
+    if np.isnan(number):
+        return "-"
+    if number != 0 and abs(number) < 10 ** (-digits):
+        return f"{number:.2e}"
+    return f"{number:.{digits}f}"
+
+
+def _summary(results: AuditResults, console: Console) -> None:
+    """Print the headline figures of an audit."""
+    meta = results.meta
+    console.print(
+        f"model {meta.get('model_id')}: {meta.get('n_valid')} valid of "
+        f"{meta.get('n_samples')} samples, {meta.get('n_subjects')} subjects"
+    )
+    cap = results.get(CAPTURE_RATE)
+    if cap is not None and not cap.empty:
+        row = cap[(cap["condition"] == "unspecified") & (cap["template"] == "all")]
+        if not row.empty:
+            r = row.iloc[0]
+            console.print(
+                f"association capture rate (unspecified): {100 * r['capture_rate']:.1f}% "
+                f"(unassigned {100 * r['unassigned_share']:.1f}%)"
+            )
+    rep = results.get(REPRESENTATION)
+    if rep is not None and not rep.empty:
+        pooled = rep[rep["template"] == "all"]
+        above = pooled["pct_female_minus_bls"] > 0
+        known = pooled["bls_pct_female"].notna()
+        console.print(
+            f"mean share of women {100 * pooled['share_F'].mean():.1f}% "
+            f"(unassigned {100 * pooled['share_unassigned'].mean():.1f}%); "
+            f"above the BLS figure in {int((above & known).sum())} of {int(known.sum())} "
+            "subjects with one"
+        )
+    srb = results.get(SRB_SCORES)
+    excluded = results.get(EXCLUDED)
+    n_excluded = 0 if excluded is None else len(excluded)
+    if srb is not None:
+        console.print(
+            f"subjects in the SRB analysis: {srb['subject'].nunique()} "
+            f"({n_excluded} excluded, see {EXCLUDED}.csv)"
+        )
+    tests = results.get(SRB_TEST)
+    if tests is not None and not tests.empty:
+        table = Table(title="SRB: associated women vs associated men (Table 13)")
+        for column in ("template", "test", "statistic", "p-value", "mean F", "mean M", "n"):
+            table.add_column(column)
+        for _, r in tests.iterrows():
+            table.add_row(
+                str(r["template"]),
+                str(r["test"]),
+                _fmt(r["statistic"]),
+                _fmt(r["p_value"], 4),
+                _fmt(r["mean_F"]),
+                _fmt(r["mean_M"]),
+                str(r["n_subjects_F"]),
+            )
+        console.print(table)
+
+
+@app.command()
+def analyze(
+    run: Annotated[Path, typer.Argument(help="The run store to analyse.")],
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Results folder (default: RUN.results beside the run)."),
+    ] = None,
+    min_samples: Annotated[
+        int, typer.Option(help="Generations each associated gender needs (n).")
+    ] = 100,
+    min_share: Annotated[
+        float, typer.Option(help="Share of unspecified generations each gender needs.")
+    ] = 0.10,
+    per_template: Annotated[
+        bool, typer.Option("--per-template", help="Marked words and SRB per template.")
+    ] = False,
+    fdr: Annotated[
+        float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
+    ] = None,
+    plain: Annotated[
+        bool, typer.Option("--plain", help="Plain Marked Words instead of calibrated.")
+    ] = False,
+    embeddings: Annotated[str, typer.Option(help="Word embeddings for SRB.")] = "glove",
+    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per SRB score.")] = 20,
+    permutations: Annotated[int, typer.Option(help="Label shuffles of the test.")] = 50,
+    seed: Annotated[int, typer.Option(help="Seed of the resampling.")] = 0,
+) -> None:
+    """Analyse a run: who is represented, how (marked words, SRB), word tables."""
+    config = AnalysisConfig(
+        min_samples=min_samples,
+        min_share=min_share,
+        pool_templates=not per_template,
+        fdr_alpha=fdr,
+        calibrated=not plain,
+        embeddings=embeddings,
+        n_bootstrap=bootstrap,
+        n_permutations=permutations,
+        seed=seed,
+    )
+    results = analyze_run(run, config)
+    folder = results.save(out if out is not None else default_results_dir(run))
+    console = Console()
+    _summary(results, console)
+    console.print(f"results written to {folder}")
+
+
+@app.command()
+def compare(
+    runs: Annotated[list[Path], typer.Argument(help="Two or more run stores or results folders.")],
+    out: Annotated[Path, typer.Option("--out", help="Folder for the comparison tables.")],
+    label: Annotated[
+        list[str] | None, typer.Option("--label", help="Name of each run, in order.")
+    ] = None,
+) -> None:
+    """Compare the SRB scores of runs of one study (Table 14, Figure 4)."""
+    results = compare_runs(runs, labels=label or None)
+    folder = results.save(out)
+    console = Console()
+    tests = results[MODEL_COMPARISON]
+    table = Table(title="SRB scores between models (Welch's t-test)")
+    for column in ("template", "gender", "model a", "model b", "t", "p-value"):
+        table.add_column(column)
+    for _, r in tests.iterrows():
+        table.add_row(
+            str(r["template"]),
+            str(r["gender"]),
+            str(r["model_a"]),
+            str(r["model_b"]),
+            _fmt(r["statistic"]),
+            _fmt(r["p_value"], 4),
+        )
+    console.print(table)
+    console.print(f"results written to {folder}")
+
+
+__all__: list[str] = ["analyze", "compare"]

@@ -1,0 +1,120 @@
+"""Reading tables of generations (CSV, TSV, Parquet, JSON Lines) that users already have."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+
+import pandas as pd
+
+from gasp.errors import DataError
+
+#: File suffixes understood by :func:`read_table`, with the format they name.
+TABLE_FORMATS: dict[str, str] = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".json": "json",
+}
+
+
+def _format_of(path: Path) -> str:
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in {".gz", ".bz2", ".xz", ".zst", ".zip"}:
+        suffixes = suffixes[:-1]  # pandas decompresses text formats by their suffix
+    fmt = TABLE_FORMATS.get(suffixes[-1]) if suffixes else None
+    if fmt is None:
+        known = ", ".join(sorted(TABLE_FORMATS))
+        raise DataError(f"cannot tell the format of {path} from its name (use one of: {known})")
+    return fmt
+
+
+def read_table(path: str | Path) -> pd.DataFrame:
+    """Read a table of generations from CSV, TSV, Parquet, JSON Lines or a JSON array.
+
+    The format follows the file suffix (``.csv``, ``.tsv``, ``.parquet``, ``.jsonl``,
+    ``.json``; text formats may be compressed, e.g. ``.csv.gz``). Raises
+    :class:`~gasp.errors.DataError` when the file is missing, unreadable or has no rows.
+    """
+    file = Path(path)
+    if not file.exists():
+        raise DataError(f"file not found: {file}")
+    if not file.is_file():
+        raise DataError(f"not a file: {file}")
+    fmt = _format_of(file)
+    try:
+        if fmt == "csv":
+            table = pd.read_csv(file)
+        elif fmt == "tsv":
+            table = pd.read_csv(file, sep="\t")
+        elif fmt == "parquet":
+            table = pd.read_parquet(file)
+        elif fmt == "jsonl":
+            table = pd.read_json(file, lines=True)
+        else:
+            table = pd.read_json(file)
+    except pd.errors.EmptyDataError:
+        raise DataError(f"{file} is empty") from None
+    except Exception as exc:  # parsers raise many types (ValueError, pyarrow's own errors)
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DataError(f"cannot read {file} as {fmt}: {reason}") from None
+    if len(table) == 0:
+        raise DataError(f"{file} has no rows")
+    table.columns = [str(c) for c in table.columns]
+    return table
+
+
+def read_generations(
+    path: str | Path, text_column: str = "text", columns: Iterable[str] = ()
+) -> pd.DataFrame:
+    """Read a table of generations and check its text column (and any other ``columns``).
+
+    Missing texts become empty strings. Raises :class:`~gasp.errors.DataError` for a
+    missing file, an unreadable format, an empty table, a missing column, or a text
+    column without a single non-empty text.
+    """
+    table = read_table(path)
+    for column in (text_column, *columns):
+        if column not in table.columns:
+            known = ", ".join(table.columns)
+            raise DataError(f"column {column!r} not found in {path} (columns: {known})")
+    texts = table[text_column]
+    if texts.isna().all():
+        raise DataError(f"column {text_column!r} of {path} has no text in any row")
+    if not (pd.api.types.is_string_dtype(texts) or pd.api.types.is_object_dtype(texts)):
+        raise DataError(f"column {text_column!r} of {path} does not hold text")
+    texts = texts.where(texts.notna(), "").astype(str)
+    if not texts.str.strip().astype(bool).any():
+        raise DataError(f"column {text_column!r} of {path} has no text in any row")
+    table = table.copy()
+    table[text_column] = texts
+    return table
+
+
+def write_table(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write ``table`` as CSV, TSV, Parquet, JSON Lines or a JSON array (by the suffix of ``path``).
+
+    The parent folder must exist. Returns the path written.
+    """
+    file = Path(path)
+    fmt = _format_of(file)
+    if not file.parent.is_dir():
+        raise DataError(f"folder not found for the output file: {file.parent}")
+    try:
+        if fmt == "csv":
+            table.to_csv(file, index=False)
+        elif fmt == "tsv":
+            table.to_csv(file, sep="\t", index=False)
+        elif fmt == "parquet":
+            table.to_parquet(file, index=False)
+        elif fmt == "jsonl":
+            table.to_json(file, orient="records", lines=True, force_ascii=False)
+        else:
+            table.to_json(file, orient="records", indent=1, force_ascii=False)
+    except OSError as exc:
+        raise DataError(f"cannot write {file}: {exc.strerror or exc}") from None
+    return file

@@ -1,0 +1,49 @@
+"""Probe: cluster the significant words into patterns and measure their prevalence per group."""
+
+from gasp.probe._audit import add_probe_tables, words_from_results
+from gasp.probe._clustering import (
+    Clustering,
+    ClusteringConfig,
+    choose_k,
+    cluster_vectors,
+    unit_rows,
+)
+from gasp.probe._page import probe_page
+from gasp.probe._prevalence import PrevalenceConfig, check_word_table, cluster_prevalence
+from gasp.probe._probe import (
+    Probe,
+    ProbeConfig,
+    ProbeResult,
+    WordVectorSource,
+    probe_words,
+    resolve_embeddings,
+)
+from gasp.probe._significant import GenerationColumns, SignificantWords, significant_words
+from gasp.probe._word_filter import PRONOUNS, WordFilterConfig, english_zipf, filter_words
+
+__all__ = [
+    "PRONOUNS",
+    "Clustering",
+    "GenerationColumns",
+    "ClusteringConfig",
+    "PrevalenceConfig",
+    "Probe",
+    "ProbeConfig",
+    "ProbeResult",
+    "SignificantWords",
+    "WordFilterConfig",
+    "WordVectorSource",
+    "add_probe_tables",
+    "check_word_table",
+    "choose_k",
+    "cluster_prevalence",
+    "cluster_vectors",
+    "english_zipf",
+    "filter_words",
+    "probe_page",
+    "probe_words",
+    "resolve_embeddings",
+    "significant_words",
+    "unit_rows",
+    "words_from_results",
+]

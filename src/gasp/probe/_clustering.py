@@ -1,0 +1,196 @@
+"""K-means++ clustering of word vectors, with k chosen by the silhouette score.
+
+Seed ``000`` (Appendix C.3.1) clusters the significant words with scikit-learn's
+K-means++ and picks the number of clusters from the silhouette score (Rousseeuw
+1987) plotted against k (Figure 8): "1500 clusters is the optimal number since it
+is the value of k that has the largest gap between subsequent values of k".
+
+Reading of that rule (``k_rule="gap"``, the default): over the grid
+``k_1 < k_2 < ... < k_m`` with silhouette scores ``s_i``, the gap after ``k_i`` is
+``s_i - s_{i+1}``, the fall of the score from ``k_i`` to the next k of the grid; the
+chosen k is the ``k_i`` (``i < m``) with the largest gap, the last k before the
+steepest fall of the curve. Ties go to the smaller k. ``k_rule="max"`` takes the k
+with the largest silhouette instead. A grid of one k picks that k.
+
+Vectors are scaled to unit length first, so the Euclidean geometry of k-means and
+of the silhouette follows the cosine similarity of the embeddings. Each fit uses
+``init="k-means++"`` and ``n_init`` restarts (default 3: scikit-learn keeps the
+restart with the lowest inertia); the silhouette is computed on a random sample of
+``sample_size`` words (the same sample for every k), all words when fewer.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import silhouette_score
+
+from gasp.errors import ConfigError, DataError
+
+KRule = Literal["gap", "max"]
+
+#: Largest k of the default grid (the grid stops earlier when there are fewer words).
+DEFAULT_MAX_K = 60
+
+
+@dataclass(frozen=True)
+class ClusteringConfig:
+    """How :func:`cluster_vectors` fits k-means and chooses k.
+
+    ``k`` fixes the number of clusters (no silhouette grid). Otherwise the grid is
+    ``k_grid`` when given, else ``range(k_min, min(k_max, n - 1) + 1, k_step)``.
+    """
+
+    k: int | None = None
+    k_grid: tuple[int, ...] | None = None
+    k_min: int = 2
+    k_max: int = DEFAULT_MAX_K
+    k_step: int = 1
+    k_rule: KRule = "gap"
+    n_init: int = 3
+    sample_size: int | None = 2000
+    max_iter: int = 300
+
+    def __post_init__(self) -> None:
+        if self.k is not None and self.k < 1:
+            raise ConfigError(f"k must be at least 1, got {self.k}")
+        if self.k_min < 2:
+            raise ConfigError(f"the smallest k of the silhouette grid is 2, got {self.k_min}")
+        if self.k_step < 1:
+            raise ConfigError(f"k_step must be at least 1, got {self.k_step}")
+        if self.k_rule not in ("gap", "max"):
+            raise ConfigError(f"k_rule must be 'gap' or 'max', got {self.k_rule!r}")
+        if self.n_init < 1:
+            raise ConfigError(f"n_init must be at least 1, got {self.n_init}")
+        if self.sample_size is not None and self.sample_size < 2:
+            raise ConfigError(f"sample_size must be at least 2, got {self.sample_size}")
+
+    def grid(self, n_points: int) -> list[int]:
+        """The k values the silhouette is computed for, for ``n_points`` vectors."""
+        if self.k_grid is not None:
+            bad = [k for k in self.k_grid if k < 2 or k > n_points - 1]
+            if bad:
+                raise ConfigError(
+                    f"k_grid values must lie in 2..{n_points - 1} for {n_points} words, got {bad}"
+                )
+            return sorted(set(self.k_grid))
+        top = min(self.k_max, n_points - 1)
+        return list(range(self.k_min, top + 1, self.k_step))
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """A k-means partition of the rows of a matrix.
+
+    ``labels`` gives the cluster (0..k-1) of each row, ``centers`` the (k, dim)
+    centroids, ``distances`` each row's distance to its centroid, ``curve`` the
+    silhouette table (columns ``k``, ``silhouette``, ``chosen``; empty when k was fixed).
+    """
+
+    k: int
+    labels: np.ndarray
+    centers: np.ndarray
+    distances: np.ndarray
+    curve: pd.DataFrame
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit Euclidean length (zero rows stay zero)."""
+    x = np.asarray(vectors, dtype=np.float64)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
+
+
+def choose_k(ks: Sequence[int], scores: Sequence[float], rule: KRule = "gap") -> int:
+    """The k chosen from a silhouette curve (see the module docstring for the rules)."""
+    k_arr = np.asarray(ks, dtype=np.int64)
+    s_arr = np.asarray(scores, dtype=np.float64)
+    if k_arr.size == 0:
+        raise DataError("no k to choose from: the silhouette grid is empty")
+    order = np.argsort(k_arr, kind="stable")
+    k_arr, s_arr = k_arr[order], s_arr[order]
+    if k_arr.size == 1:
+        return int(k_arr[0])
+    if rule == "max":
+        return int(k_arr[int(np.nanargmax(s_arr))])
+    gaps = s_arr[:-1] - s_arr[1:]
+    return int(k_arr[int(np.nanargmax(gaps))])
+
+
+def _fit(x: np.ndarray, k: int, seed: int, config: ClusteringConfig) -> KMeans:
+    model = KMeans(
+        n_clusters=k,
+        init="k-means++",
+        n_init=config.n_init,
+        max_iter=config.max_iter,
+        random_state=seed,
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(x)
+    return model
+
+
+def cluster_vectors(
+    vectors: np.ndarray,
+    config: ClusteringConfig | None = None,
+    *,
+    rng: np.random.Generator | int | None = 0,
+) -> Clustering:
+    """Cluster the rows of ``vectors`` with K-means++ and k fixed or chosen by silhouette."""
+    cfg = config or ClusteringConfig()
+    generator = np.random.default_rng(rng)
+    x = unit_rows(vectors)
+    n = x.shape[0]
+    if n == 0:
+        raise DataError("no words to cluster")
+    kmeans_seed = int(generator.integers(2**31 - 1))
+    sample_seed = int(generator.integers(2**31 - 1))
+    n_distinct = np.unique(x, axis=0).shape[0]
+    if cfg.k is not None:
+        if cfg.k > n_distinct:
+            raise ConfigError(f"k={cfg.k} is larger than the {n_distinct} distinct words")
+        model = _fit(x, cfg.k, kmeans_seed, cfg)
+        curve = pd.DataFrame(
+            {"k": pd.Series(dtype="int64"), "silhouette": pd.Series(dtype="float64")}
+        )
+        curve["chosen"] = pd.Series(dtype=bool)
+    else:
+        grid = [k for k in cfg.grid(n) if k <= n_distinct]
+        if not grid:
+            raise DataError(
+                f"{n} words ({n_distinct} distinct vectors) are too few to choose k by "
+                "silhouette; fix k instead"
+            )
+        sample = None if cfg.sample_size is None or cfg.sample_size >= n else cfg.sample_size
+        models: dict[int, KMeans] = {}
+        scores: list[float] = []
+        for k in grid:
+            model_k = _fit(x, k, kmeans_seed, cfg)
+            models[k] = model_k
+            labels_k = model_k.labels_
+            if np.unique(labels_k).size < 2:
+                scores.append(float("nan"))
+                continue
+            scores.append(
+                float(silhouette_score(x, labels_k, sample_size=sample, random_state=sample_seed))
+            )
+        if np.all(np.isnan(scores)):
+            raise DataError("the silhouette score is undefined for every k of the grid")
+        chosen = choose_k(grid, scores, cfg.k_rule)
+        model = models[chosen]
+        curve = pd.DataFrame({"k": grid, "silhouette": scores})
+        curve["chosen"] = curve["k"] == chosen
+    labels = np.asarray(model.labels_, dtype=np.int64)
+    centers = np.asarray(model.cluster_centers_, dtype=np.float64)
+    distances = np.linalg.norm(x - centers[labels], axis=1)
+    return Clustering(
+        k=int(centers.shape[0]), labels=labels, centers=centers, distances=distances, curve=curve
+    )

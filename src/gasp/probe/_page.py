@@ -1,0 +1,86 @@
+"""A small self-contained HTML page of a Probe result (Figure 5 and the cluster words).
+
+The prevalence table shows, per model, each group's share coloured on the report's
+scale (dark blue 0% to green 100%, as in Figure 5 of seed ``000``); every word of
+the table opens example generations that contain it. A second table lists all the
+words of each cluster shown.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from gasp.probe._probe import ProbeResult
+from gasp.report import Section, TableStyle, build_example_index, html_table, item_html, page_shell
+
+
+def _cluster_words(result: ProbeResult, clusters: list[int]) -> pd.DataFrame:
+    rows = [
+        {"cluster": c, "words": ", ".join(result.cluster_words(c))}
+        for c in clusters
+    ]
+    return pd.DataFrame(rows, columns=["cluster", "words"])
+
+
+def probe_page(
+    result: ProbeResult,
+    samples: pd.DataFrame | None = None,
+    *,
+    title: str = "Probe: patterns in the significant words",
+    all_clusters: bool = False,
+) -> str:
+    """The HTML page of ``result``; ``samples`` (columns text, subject) feed the examples.
+
+    Shows the clusters kept for every model (Figure 5), or all clusters when
+    ``all_clusters`` or when none is kept.
+    """
+    a, b = result.group_a, result.group_b
+    kept = result.kept_clusters()
+    shown = result.clusters if all_clusters or kept.empty else kept
+    pct = [f"pct_{a}", f"pct_{b}"]
+    figure = shown.loc[
+        :, ["cluster", "words", "size", "model", *pct, "n_subjects", "dominant_group", "kept"]
+    ].rename(columns={"n_subjects": "#"})
+    ids = sorted(int(c) for c in figure["cluster"].unique())
+    members = _cluster_words(result, ids)
+    words = sorted(result.assignments.loc[result.assignments["cluster"].isin(ids), "word"])
+    examples = build_example_index(samples, words) if samples is not None else None
+    known = list(examples["words"]) if examples is not None else []
+    style = TableStyle(word_columns=("words",), share_columns=tuple(pct), percent=True)
+    words_style = TableStyle(word_columns=("words",))
+    which = (
+        "all clusters"
+        if shown is result.clusters
+        else "the clusters at least 50% more prevalent for one group and present in at "
+        "least the minimum number of subjects, for every model"
+    )
+    section = Section(
+        title="Clusters of significant words",
+        intro=(
+            f"{result.k} clusters of the significant words of groups {a} and {b}; "
+            f"shown: {which}. %{a} and %{b} are each group's share of the subjects where "
+            "the cluster is significant; # counts those subjects."
+        ),
+    )
+    section.add(
+        item_html(
+            "Prevalence per cluster and model",
+            "Colour: dark blue (0%) to green (100%). Click a word to read generations.",
+            html_table(figure, style, known_words=known),
+            ident="probe-prevalence",
+        )
+    )
+    section.add(
+        item_html(
+            "Words of each cluster",
+            "All words of each cluster, closest to the centroid first.",
+            html_table(members, words_style, known_words=known),
+            ident="probe-words",
+        )
+    )
+    sections = [section]
+    if not result.silhouette.empty:
+        curve = Section(title="Silhouette score per k")
+        curve.add(html_table(result.silhouette))
+        sections.append(curve)
+    return page_shell(title, sections, examples=examples)

@@ -1,0 +1,180 @@
+"""Assemble a report: sections of tables and figures, written beside the HTML as CSV/PNG/SVG."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from gasp.report._figures import save_figure
+from gasp.report._html import (
+    Section,
+    TableStyle,
+    escape,
+    figure_html,
+    html_table,
+    item_html,
+    page_shell,
+    slug,
+)
+
+TABLES_DIR = "tables"
+FIGURES_DIR = "figures"
+
+
+def word_columns(df: pd.DataFrame) -> list[str]:
+    """Columns of ``df`` holding words: text columns whose name contains ``word``."""
+    return [
+        str(c)
+        for c in df.columns
+        if "word" in str(c).lower() and not pd.api.types.is_numeric_dtype(df[c])
+    ]
+
+
+class ReportWriter:
+    """Collects sections of a report and writes the HTML, CSV tables and PNG/SVG figures.
+
+    ``out_dir`` receives ``<filename>`` (the page), ``tables/<name>.csv`` for every
+    table added and ``figures/<name>.png`` and ``.svg`` for every figure added.
+    ``examples`` (from :func:`gasp.report.build_example_index`) makes the words in
+    word columns clickable; ``max_rows`` limits the rows of a table shown in the page.
+    """
+
+    def __init__(
+        self,
+        out_dir: str | Path,
+        title: str,
+        subtitle: str = "",
+        examples: Mapping[str, Any] | None = None,
+        max_rows: int = 1000,
+    ) -> None:
+        self.out_dir = Path(out_dir)
+        self.title = title
+        self.subtitle = subtitle
+        self.examples = examples
+        self.max_rows = max_rows
+        words = examples.get("words", {}) if examples is not None else {}
+        self.known_words: frozenset[str] = frozenset(words)
+        self.sections: list[Section] = []
+        self.tables_written: list[Path] = []
+        self.figures_written: list[Path] = []
+        self._names: set[str] = set()
+
+    def section(self, title: str, intro: str = "") -> Section:
+        """Start a new section and return it."""
+        sec = Section(title=title, intro=intro)
+        used = {s.ident for s in self.sections}
+        base, i = sec.ident, 2
+        while sec.ident in used:
+            sec.ident = f"{base}-{i}"
+            i += 1
+        self.sections.append(sec)
+        return sec
+
+    def _unique(self, name: str) -> str:
+        base = slug(name).replace("-", "_")
+        out, i = base, 2
+        while out in self._names:
+            out = f"{base}_{i}"
+            i += 1
+        self._names.add(out)
+        return out
+
+    def table(
+        self,
+        section: Section,
+        name: str,
+        df: pd.DataFrame,
+        title: str,
+        explanation: str,
+        style: TableStyle | None = None,
+        collapsed: bool = False,
+    ) -> Path:
+        """Write ``df`` as ``tables/<name>.csv`` and add it (escaped) to ``section``.
+
+        With ``collapsed`` the table is folded away behind a "show" toggle.
+        """
+        name = self._unique(name)
+        folder = self.out_dir / TABLES_DIR
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{name}.csv"
+        df.to_csv(path, index=False)
+        self.tables_written.append(path)
+        if style is None:
+            style = TableStyle(word_columns=word_columns(df))
+        style = replace(style, max_rows=self.max_rows)
+        body = html_table(df, style=style, known_words=self.known_words, table_id=f"t-{name}")
+        if collapsed:
+            body = (
+                f'<details class="more"><summary>Show the table ({len(df)} rows)</summary>'
+                f"{body}</details>"
+            )
+        body += (
+            f'<p class="files">CSV: <a class="file" href="{TABLES_DIR}/{escape(name)}.csv">'
+            f"{TABLES_DIR}/{escape(name)}.csv</a></p>"
+        )
+        section.add(item_html(title, explanation, body, ident=f"table-{name}"))
+        return path
+
+    def figure(
+        self,
+        section: Section,
+        name: str,
+        fig: Figure | None,
+        title: str,
+        explanation: str,
+        caption: str = "",
+    ) -> Path | None:
+        """Save ``fig`` as ``figures/<name>.png`` and ``.svg`` and embed it in ``section``.
+
+        Returns the PNG path, or None (adding nothing) when ``fig`` is None.
+        """
+        if fig is None:
+            return None
+        name = self._unique(name)
+        folder = self.out_dir / FIGURES_DIR
+        png = save_figure(fig, folder, name)
+        self.figures_written.extend([folder / f"{name}.png", folder / f"{name}.svg"])
+        links = {
+            "PNG": f"{FIGURES_DIR}/{name}.png",
+            "SVG": f"{FIGURES_DIR}/{name}.svg",
+        }
+        body = figure_html(png, alt=title, caption=caption or title, links=links)
+        section.add(item_html(title, explanation, body, ident=f"figure-{name}"))
+        return folder / f"{name}.png"
+
+    def note(self, section: Section, text: str) -> None:
+        """Add a plain-text note to ``section``."""
+        section.add_paragraph(text, cls="note")
+
+    def render(self) -> str:
+        """The page as HTML text."""
+        return page_shell(self.title, self.sections, self.subtitle, self.examples)
+
+    def write(self, filename: str = "report.html") -> Path:
+        """Write the page to ``out_dir/filename`` (atomically) and return its path."""
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.out_dir / filename
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(self.render(), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+
+def collect_words(tables: Iterable[pd.DataFrame | None]) -> list[str]:
+    """Every word in the word columns of ``tables`` (comma-separated lists split), sorted."""
+    words: set[str] = set()
+    for df in tables:
+        if df is None or df.empty:
+            continue
+        for col in word_columns(df):
+            for value in df[col].dropna().astype(str):
+                for part in value.replace(";", ",").split(","):
+                    part = part.strip().lower()
+                    if part:
+                        words.add(part)
+    return sorted(words)

@@ -1,0 +1,306 @@
+"""A fake OpenAI-compatible chat completion server that injects faults on purpose.
+
+It runs an aiohttp app on ``127.0.0.1`` (a free port) in a background thread with
+its own event loop, so synchronous tests and benchmark scripts can use it as a
+context manager::
+
+    with FakeOpenAIServer(fault_rate=0.3, seed=1) as server:
+        backend = resolve_backend("openai-compatible/fake-model", base_url=server.base_url)
+        ...
+    server.faults  # Counter of injected faults by kind
+
+Fault kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500),
+``unavailable`` (503), ``timeout`` (answers only after ``hang_s``, past the
+client's timeout), ``connection`` (closes the connection without answering),
+``malformed`` (truncated JSON), ``empty`` (empty content) and
+``content_filter`` (empty content with ``finish_reason="content_filter"``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import numpy as np
+from aiohttp import web
+
+from gasp.backends._personas import PersonaMix, persona_text, stable_int
+
+FAULT_KINDS = (
+    "rate_limit",
+    "server_error",
+    "unavailable",
+    "timeout",
+    "connection",
+    "malformed",
+    "empty",
+    "content_filter",
+)
+
+TextFn = Callable[[str, np.random.Generator], str]
+
+
+def _default_text(prompt: str, rng: np.random.Generator) -> str:
+    return persona_text(prompt, rng, PersonaMix())
+
+
+def _error(status: int, message: str, code: str, headers: Mapping[str, str] | None = None) -> Any:
+    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+    return web.json_response(body, status=status, headers=headers)
+
+
+class FakeOpenAIServer:
+    """A loopback OpenAI-compatible server with configurable latency and faults.
+
+    Args:
+        fault_rate: probability that a chat completion request gets a fault.
+        faults: which fault kinds to draw, as a sequence (equal weights) or a
+            mapping of kind to weight; default every kind but ``content_filter``.
+        latency_s: delay before every answer.
+        seed: seeds the fault draws and the generated text.
+        retry_after_s: the ``Retry-After`` sent with 429 answers.
+        hang_s: how long a ``timeout`` fault waits before answering.
+        api_key: when set, requests must carry it as a bearer token (else 401).
+        models: model names served (others get 404); ``None`` accepts any.
+        text: ``text(prompt, rng)`` makes the answer; default persona-like text.
+    """
+
+    def __init__(
+        self,
+        *,
+        fault_rate: float = 0.0,
+        faults: Sequence[str] | Mapping[str, float] | None = None,
+        latency_s: float = 0.0,
+        seed: int = 0,
+        retry_after_s: float = 0.01,
+        hang_s: float = 5.0,
+        api_key: str | None = None,
+        models: Sequence[str] | None = None,
+        text: TextFn = _default_text,
+    ) -> None:
+        if not 0.0 <= fault_rate <= 1.0:
+            raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
+        if faults is None:
+            faults = [k for k in FAULT_KINDS if k != "content_filter"]
+        weights = dict(faults) if isinstance(faults, Mapping) else dict.fromkeys(faults, 1.0)
+        unknown = set(weights) - set(FAULT_KINDS)
+        if unknown:
+            raise ValueError(f"unknown fault kinds {sorted(unknown)}; known: {FAULT_KINDS}")
+        self.fault_rate = fault_rate
+        self._kinds = list(weights)
+        self._weights = [float(w) for w in weights.values()]
+        self.latency_s = latency_s
+        self.seed = seed
+        self.retry_after_s = retry_after_s
+        self.hang_s = hang_s
+        self._api_key = api_key
+        self.models = tuple(models) if models is not None else None
+        self._text = text
+        self._rng = random.Random(seed)
+        self._lock = threading.Lock()
+        #: Chat completion requests received, and how many got a normal answer.
+        self.requests = 0
+        self.successes = 0
+        #: Faults injected, by kind.
+        self.faults: collections.Counter[str] = collections.Counter()
+        #: Requests being handled now, and the most handled at once.
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._runner: web.AppRunner | None = None
+        self._port: int | None = None
+
+    # -- lifecycle --------------------------------------------------------------
+
+    @property
+    def base_url(self) -> str:
+        """The ``/v1`` base URL to give an OpenAI client."""
+        if self._port is None:
+            raise RuntimeError("the server is not running; use it as a context manager")
+        return f"http://127.0.0.1:{self._port}/v1"
+
+    def start(self) -> FakeOpenAIServer:
+        """Start serving in a background thread; returns once the port is open."""
+        ready = threading.Event()
+        errors: list[BaseException] = []
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._serve, args=(ready, errors), name="fake-openai-server", daemon=True
+        )
+        self._thread.start()
+        if not ready.wait(timeout=30):
+            raise RuntimeError("the fake server did not start within 30 s")
+        if errors:
+            raise errors[0]
+        return self
+
+    def stop(self) -> None:
+        """Stop serving and join the thread."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if self._runner is not None:
+            runner = self._runner
+            future = asyncio.run_coroutine_threadsafe(runner.cleanup(), loop)
+            future.result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=30)
+        loop.close()
+        self._loop = self._thread = self._runner = None
+        self._port = None
+
+    def __enter__(self) -> FakeOpenAIServer:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+    def counters(self) -> dict[str, Any]:
+        """A snapshot of the counters."""
+        with self._lock:
+            return {
+                "requests": self.requests,
+                "successes": self.successes,
+                "faults": dict(self.faults),
+                "max_in_flight": self.max_in_flight,
+            }
+
+    def _serve(self, ready: threading.Event, errors: list[BaseException]) -> None:
+        loop = self._loop
+        if loop is None:  # pragma: no cover - start() sets it
+            return
+        asyncio.set_event_loop(loop)
+        try:
+            loop.run_until_complete(self._startup())
+        except BaseException as exc:
+            errors.append(exc)
+            ready.set()
+            return
+        ready.set()
+        loop.run_forever()
+
+    async def _startup(self) -> None:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_get("/v1/models", self._list_models)
+        runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
+        await site.start()
+        self._runner = runner
+        self._port = int(runner.addresses[0][1])
+
+    # -- handlers ---------------------------------------------------------------
+
+    def _authorized(self, request: web.Request) -> bool:
+        return self._api_key is None or request.headers.get("Authorization") == (
+            f"Bearer {self._api_key}"
+        )
+
+    async def _list_models(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorized(request):
+            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+        names = self.models or ("fake-model",)
+        data = [{"id": n, "object": "model", "created": 0, "owned_by": "gasp"} for n in names]
+        return web.json_response({"object": "list", "data": data})
+
+    def _draw_fault(self) -> str | None:
+        with self._lock:
+            self.requests += 1
+            if self.fault_rate > 0 and self._rng.random() < self.fault_rate:
+                kind = self._rng.choices(self._kinds, weights=self._weights)[0]
+                self.faults[kind] += 1
+                return kind
+            return None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        with self._lock:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            return await self._answer(request)
+        finally:
+            with self._lock:
+                self.in_flight -= 1
+
+    async def _answer(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorized(request):
+            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+        try:
+            body = await request.json()
+            messages = body["messages"]
+            prompt = str(messages[-1]["content"]) if messages else ""
+            model = str(body["model"])
+        except (ValueError, KeyError, TypeError, IndexError):
+            return _error(400, "Invalid request body.", "invalid_request")
+        if self.models is not None and model not in self.models:
+            return _error(404, f"The model `{model}` does not exist.", "model_not_found")
+        fault = self._draw_fault()
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        if fault == "rate_limit":
+            headers = {"Retry-After": f"{self.retry_after_s:g}"}
+            return _error(429, "Rate limit reached.", "rate_limit_exceeded", headers)
+        if fault == "server_error":
+            return _error(500, "The server had an error.", "server_error")
+        if fault == "unavailable":
+            return _error(503, "The server is overloaded.", "unavailable")
+        if fault == "connection":
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
+        if fault == "malformed":
+            return web.Response(text='{"id": "chatcmpl-1", "choices": [', content_type="application/json")
+        if fault == "timeout":
+            await asyncio.sleep(self.hang_s)
+        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
+        text, finish = self._generate(prompt, body.get("seed"), max_tokens)
+        if fault in {"empty", "content_filter"}:
+            text = ""
+            finish = "content_filter" if fault == "content_filter" else "stop"
+        if fault is None:
+            with self._lock:
+                self.successes += 1
+        return web.json_response(self._completion(model, prompt, text, finish))
+
+    def _generate(self, prompt: str, seed: object, max_tokens: int) -> tuple[str, str]:
+        rng = np.random.default_rng([self.seed, stable_int(prompt), stable_int(seed)])
+        words = self._text(prompt, rng).split()
+        if len(words) > max_tokens:
+            return " ".join(words[:max_tokens]), "length"
+        return " ".join(words), "stop"
+
+    @staticmethod
+    def _completion(model: str, prompt: str, text: str, finish: str) -> dict[str, Any]:
+        prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+        return {
+            "id": f"chatcmpl-{stable_int(prompt, text, time.time_ns()) % 10**12}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "finish_reason": finish,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
+

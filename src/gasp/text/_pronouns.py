@@ -1,0 +1,125 @@
+"""English pronouns, to remove from significant-word lists before comparing them.
+
+Seed ``000`` (Section 5.2, Appendix B.4) removes pronouns from the statistically
+significant words before computing Subset Representational Bias scores, "as
+differences in pronouns are expected". :data:`PRONOUNS` holds, in the form the
+package tokenizer produces (lower case, apostrophes stripped):
+
+* personal pronouns of every person and number, subject and object forms
+  (``i me you he him she her it we us they them``);
+* possessive determiners and pronouns (``my mine your yours his her hers its
+  our ours their theirs``);
+* reflexive pronouns (``myself yourself yourselves himself herself itself
+  oneself ourselves themselves themself``);
+* common neopronouns and their case forms (``xe xem xyr xyrs xemself``,
+  ``ze zir zirs zirself hir hirs hirself``, ``ey em eir eirs emself``,
+  ``fae faer faers faerself``, ``ve ver vis verself``);
+* contractions of a pronoun with a verb once the apostrophe is stripped
+  (``shes hes theyre theyve theyll theyd im ive youre youve youll youd weve
+  itll`` ...).
+
+Contractions whose stripped form is an ordinary English word are left out, so
+that real words are never removed: ``shed`` (she'd), ``hell`` (he'll),
+``shell`` (she'll), ``well`` (we'll), ``were`` (we're), ``wed`` (we'd), ``ill``
+(I'll), ``id`` (I'd). Indefinite and demonstrative pronouns (``someone``,
+``this``) are not included: they carry no gender and are ordinary content words
+for these comparisons.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+PERSONAL_PRONOUNS: frozenset[str] = frozenset(
+    ["i", "me", "you", "he", "him", "she", "her", "it", "we", "us", "they", "them"]
+)
+POSSESSIVE_PRONOUNS: frozenset[str] = frozenset(
+    ["my", "mine", "your", "yours", "his", "hers", "its", "our", "ours", "their", "theirs"]
+)
+REFLEXIVE_PRONOUNS: frozenset[str] = frozenset(
+    [
+        "myself",
+        "yourself",
+        "yourselves",
+        "himself",
+        "herself",
+        "itself",
+        "oneself",
+        "ourselves",
+        "themselves",
+        "themself",
+    ]
+)
+NEOPRONOUNS: frozenset[str] = frozenset(
+    [
+        "xe",
+        "xem",
+        "xyr",
+        "xyrs",
+        "xemself",
+        "xeself",
+        "ze",
+        "zir",
+        "zirs",
+        "zirself",
+        "zie",
+        "hir",
+        "hirs",
+        "hirself",
+        "ey",
+        "em",
+        "eir",
+        "eirs",
+        "emself",
+        "fae",
+        "faer",
+        "faers",
+        "faerself",
+        "ve",
+        "ver",
+        "vis",
+        "verself",
+    ]
+)
+CONTRACTIONS: frozenset[str] = frozenset(
+    [
+        "im",
+        "ive",
+        "youre",
+        "youve",
+        "youll",
+        "youd",
+        "hes",
+        "shes",
+        "its",
+        "itll",
+        "itd",
+        "weve",
+        "theyre",
+        "theyve",
+        "theyll",
+        "theyd",
+        "hed",
+    ]
+)
+PRONOUNS: frozenset[str] = (
+    PERSONAL_PRONOUNS | POSSESSIVE_PRONOUNS | REFLEXIVE_PRONOUNS | NEOPRONOUNS | CONTRACTIONS
+)
+
+
+def is_pronoun(words: Sequence[str]) -> np.ndarray:
+    """Boolean mask: which ``words`` are pronouns (case-insensitive, apostrophes ignored)."""
+    return np.fromiter(
+        (w.lower().replace("'", "").replace("’", "") in PRONOUNS for w in words),
+        dtype=bool,
+        count=len(words),
+    )
+
+
+def remove_pronouns(words: Iterable[str]) -> list[str]:
+    """The ``words`` that are not pronouns, in their original order."""
+    words_list = list(words)
+    keep = ~is_pronoun(words_list)
+    return [w for w, k in zip(words_list, keep, strict=True) if k]
