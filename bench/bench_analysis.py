@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     synth_s = time.perf_counter() - start
     start = time.perf_counter()
     embeddings = load_embeddings("glove")
+    embeddings.lookup(["the"])  # GloVe loads lazily: load it here, outside the analysis
     emb_s = time.perf_counter() - start
     config = AnalysisConfig(
         n_bootstrap=args.bootstrap, n_permutations=args.permutations, seed=args.seed

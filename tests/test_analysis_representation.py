@@ -133,9 +133,17 @@ def test_association_accuracy_confusion_matrix(tiny: pd.DataFrame) -> None:
 
 
 def test_unknown_condition_is_a_data_error(tiny: pd.DataFrame) -> None:
-    bad = tiny.assign(condition="robot", named_gender=None)
+    bad = tiny.drop(columns="named_gender").assign(condition="robot")
     with pytest.raises(DataError, match="unknown condition"):
         prepare_run(bad)
+    with pytest.raises(DataError, match="unknown named_gender"):
+        prepare_run(tiny.assign(named_gender="X"))
+
+
+def test_conditions_map_to_genders_without_named_gender(tiny: pd.DataFrame) -> None:
+    run = prepare_run(tiny.drop(columns="named_gender"))
+    assert sorted(set(run.named)) == ["", "F", "M", "N"]
+    assert run.unspecified.sum() == 6
 
 
 def test_missing_columns_is_a_data_error() -> None:

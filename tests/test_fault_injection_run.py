@@ -26,8 +26,8 @@ def test_run_completes_with_each_sample_once_and_counts_every_fault_kind(
     monkeypatch.setenv("GASP_FAKE_KEY", SECRET)
     study = more_of_the_same().restrict(subjects=["nurse"], n=5)
     path = tmp_path / "run.sqlite"
-    retry = RetryPolicy(max_attempts=12, base_delay_s=0.005, max_delay_s=0.02, timeout_s=2.0)
-    with FakeOpenAIServer(fault_rate=0.3, seed=11, hang_s=3.0, api_key=SECRET) as server:
+    retry = RetryPolicy(max_attempts=12, base_delay_s=0.005, max_delay_s=0.02, timeout_s=6.0)
+    with FakeOpenAIServer(fault_rate=0.3, seed=11, hang_s=6.5, api_key=SECRET) as server:
         summary = generate(
             study,
             "openai-compatible/fake-model",
@@ -42,7 +42,8 @@ def test_run_completes_with_each_sample_once_and_counts_every_fault_kind(
         )
         injected = dict(server.faults)
     assert summary.complete and summary.failed == 0
-    # every kind the server injected is counted by kind
+    # every kind the server injected is counted by kind (a slow answer on a loaded
+    # machine may add a client-side timeout, never hide another kind)
     assert set(injected) == set(summary.faults_by_kind)
     for kind, count in injected.items():
         if kind == "timeout":

@@ -8,11 +8,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from _analysis_helpers import random_embeddings
 from gasp.analysis import AnalysisConfig, analyze_samples
 from gasp.analysis._synthetic import synthetic_samples
 from gasp.text._pronouns import PRONOUNS
-
-from _analysis_helpers import random_embeddings
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,13 @@
-"""Planted difference: words that only one gender's texts use are found, and SRB tells them apart."""
+"""Planted difference: words only one gender's texts use are found; SRB tells the genders apart."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
+from _analysis_helpers import PLANTED, random_embeddings
 from gasp.analysis import AnalysisConfig, AuditResults, analyze_samples
 from gasp.analysis._synthetic import synthetic_samples
-
-from _analysis_helpers import PLANTED, random_embeddings
 
 
 @pytest.fixture(scope="module")

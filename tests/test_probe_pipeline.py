@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_probe import NO_NAME_FILTER, PlantedVectors, planted_table
 from typer.testing import CliRunner
 
 from gasp.analysis._results import MARKED_WORDS, PROBE_CLUSTERS, PROBE_SILHOUETTE, AuditResults
@@ -21,6 +20,7 @@ from gasp.probe import (
     significant_words,
     words_from_results,
 )
+from test_probe import NO_NAME_FILTER, PlantedVectors, planted_table
 
 
 def _generations(n: int = 30) -> pd.DataFrame:
@@ -157,9 +157,29 @@ def test_marked_personas_probe(shared_data: Path) -> None:
     assert result.silhouette["chosen"].sum() == 1
     cluster_of = result.assignments.set_index("word")["cluster"]
     rows = result.clusters.set_index("cluster")
-    # the body-size and sports patterns of the Marked Personas paper (seed 004, Table 3)
-    for word, dominant in (("tall", "M"), ("athletic", "M"), ("petite", "W")):
+    # the sports and clothing patterns of Marked Personas (seed 004, Section 5.1, Table 3)
+    for word, share in (("sports", 100.0), ("pants", 70.0)):
         row = rows.loc[cluster_of[word]]
-        assert row["dominant_group"] == dominant, (word, row.to_dict())
-        assert row[f"pct_{dominant}"] >= 75.0
-    assert result.coverage["unclustered_share"].iloc[0] < 0.5
+        assert row["dominant_group"] == "M", (word, row.to_dict())
+        assert row["pct_M"] >= share
+        assert row["kept_all_models"]
+    kept = result.kept_clusters()
+    assert (kept["n_subjects"] >= 3).all()
+    assert result.coverage["unclustered_share"].iloc[0] < 0.2
+    # pronouns stay (three letters or more), names and "he" go
+    reasons = result.words.set_index("word")["reason"]
+    assert reasons["she"] == "kept"
+    assert reasons["he"] == "short"
+
+
+@pytest.mark.slow
+def test_cli_probe_adds_tables_to_results_folder(tmp_path: Path) -> None:
+    folder = _audit("gpt").save(tmp_path / "run.results")
+    result = CliRunner().invoke(app, ["probe", str(folder), "--k", "4"])
+    assert result.exit_code == 0, result.output
+    loaded = AuditResults.load(folder)
+    assert {PROBE_CLUSTERS, PROBE_SILHOUETTE, MARKED_WORDS} <= set(loaded.tables)
+    clusters = loaded[PROBE_CLUSTERS]
+    assert clusters["cluster"].nunique() == 4
+    assert {"pct_F", "pct_M", "n_subjects", "kept"} <= set(clusters.columns)
+    assert loaded.meta["probe"]["group_a"] == "F"

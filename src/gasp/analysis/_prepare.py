@@ -53,7 +53,7 @@ class PreparedRun:
     added columns ``associated`` (``F``, ``M``, ``N`` or ``""`` for unassigned) and
     ``named`` (``F``, ``M``, ``N`` or ``""`` for the unspecified condition);
     ``counts`` has one row per row of ``samples``. ``n_invalid`` counts the generations
-    left out per (subject, template, condition).
+    left out per (subject, template, condition, named).
     """
 
     samples: pd.DataFrame
@@ -79,20 +79,27 @@ class PreparedRun:
 
 
 def _named_gender(samples: pd.DataFrame) -> pd.Series:
-    """Named gender per row from ``named_gender`` when present, else from ``condition``."""
-    condition = samples["condition"].astype(str).str.strip().str.lower()
-    from_condition = condition.map(_CONDITION_TO_GENDER).fillna("")
-    unknown = (from_condition == "") & (condition != UNSPECIFIED)
+    """Named gender per row from ``named_gender`` when present, else from ``condition``.
+
+    With a ``named_gender`` column (as in a run store) a missing value means the prompt
+    named no gender, whatever the condition is called.
+    """
     if "named_gender" in samples.columns:
         named = samples["named_gender"].astype(object).where(samples["named_gender"].notna(), "")
         named = named.astype(str).str.strip().str.upper()
-        named = named.where(named.isin(["F", "M", "N"]), from_condition)
-        unknown = (named == "") & (condition != UNSPECIFIED)
-    else:
-        named = from_condition
+        bad = ~named.isin(["", "F", "M", "N"])
+        if bool(bad.any()):
+            values = sorted(named[bad].unique())[:5]
+            raise DataError(f"unknown named_gender value(s) {values}: expected F, M, N or empty")
+        return named.astype(object)
+    condition = samples["condition"].astype(str).str.strip().str.lower()
+    named = condition.map(_CONDITION_TO_GENDER).fillna("")
+    unknown = (named == "") & (condition != UNSPECIFIED)
     if bool(unknown.any()):
-        bad = sorted(condition[unknown].unique())[:5]
-        raise DataError(f"unknown condition(s) {bad}: expected unspecified, woman, man, nonbinary")
+        shown = sorted(condition[unknown].unique())[:5]
+        raise DataError(
+            f"unknown condition(s) {shown}: expected unspecified, woman, man, nonbinary"
+        )
     return named.astype(object)
 
 
@@ -151,7 +158,7 @@ def prepare_run(
         err = frame["error"]
         no_error = err.isna() | (err.astype(str).str.strip() == "")
         valid = valid & np.asarray(no_error.to_numpy(dtype=bool))
-    keys = ["subject", "template", "condition"]
+    keys = ["subject", "template", "condition", "named"]
     n_invalid = (
         frame.loc[~valid, keys].value_counts().rename("n_invalid").reset_index()
         if (~valid).any()

@@ -45,7 +45,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._config import ALL_TEMPLATES, UNSPECIFIED, AnalysisConfig
+from gasp.analysis._config import ALL_TEMPLATES, AnalysisConfig
 from gasp.analysis._prepare import PreparedRun
 from gasp.stats._significance import bernoulli_se
 
@@ -66,7 +66,7 @@ def _label_counts(frame: pd.DataFrame, keys: list[str], label_col: str) -> pd.Da
 def _invalid_counts(run: PreparedRun, keys: list[str], unspecified_only: bool) -> pd.DataFrame:
     inv = run.n_invalid
     if unspecified_only:
-        inv = inv[inv["condition"].astype(str).str.lower() == UNSPECIFIED]
+        inv = inv[inv["named"] == ""]
     if inv.empty:
         return pd.DataFrame(columns=[*keys, "n_invalid"])
     summed: pd.DataFrame = inv.groupby(keys, as_index=False)[["n_invalid"]].sum()

@@ -19,7 +19,11 @@ from gasp.errors import DataError
 
 RESULTS_FORMAT_VERSION = 1
 
-# Table names (keys of AuditResults.tables); each analysis documents its columns.
+# Table names (keys of AuditResults.tables); each analysis documents its columns:
+# representation, deciles, capture rate, accuracy in gasp.analysis._representation;
+# marked words, SRB scores and tests, excluded subjects in gasp.analysis._descriptions;
+# word tables in gasp.analysis._word_tables; model comparison, percent change in
+# gasp.analysis._comparison.
 REPRESENTATION = "representation"  # who is represented: shares per subject x template
 DECILES = "representation_deciles"  # occupations per decile of the share of women (Fig. 2, 6)
 CAPTURE_RATE = "capture_rate"  # share of generations the association assigns (Table 2)

@@ -56,12 +56,16 @@ def _summary(results: AuditResults, console: Console) -> None:
         pooled = rep[rep["template"] == "all"]
         above = pooled["pct_female_minus_bls"] > 0
         known = pooled["bls_pct_female"].notna()
-        console.print(
+        line = (
             f"mean share of women {100 * pooled['share_F'].mean():.1f}% "
-            f"(unassigned {100 * pooled['share_unassigned'].mean():.1f}%); "
-            f"above the BLS figure in {int((above & known).sum())} of {int(known.sum())} "
-            "subjects with one"
+            f"(unassigned {100 * pooled['share_unassigned'].mean():.1f}%)"
         )
+        if known.any():
+            line += (
+                f"; above the BLS figure in {int((above & known).sum())} of "
+                f"{int(known.sum())} subjects"
+            )
+        console.print(line)
     srb = results.get(SRB_SCORES)
     excluded = results.get(EXCLUDED)
     n_excluded = 0 if excluded is None else len(excluded)

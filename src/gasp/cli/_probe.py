@@ -51,15 +51,14 @@ def _print_kept(result: ProbeResult, console: Console) -> None:
     table = Table(title=f"Clusters kept ({kept['cluster'].nunique()} of {result.k})")
     for col in ("cluster", "words", "model", f"%{a}", f"%{b}", "#"):
         table.add_column(col)
-    for row in kept.itertuples(index=False):
-        values = row._asdict()
+    for record in kept.to_dict("records"):
         table.add_row(
-            str(values["cluster"]),
-            str(values["words"]),
-            str(values["model"]),
-            f"{getattr(row, f'pct_{a}', float('nan')):.2f}" if f"pct_{a}" in kept else "",
-            f"{getattr(row, f'pct_{b}', float('nan')):.2f}" if f"pct_{b}" in kept else "",
-            str(values["n_subjects"]),
+            str(record["cluster"]),
+            str(record["words"]),
+            str(record["model"]),
+            f"{float(record[f'pct_{a}']):.2f}",
+            f"{float(record[f'pct_{b}']):.2f}",
+            str(record["n_subjects"]),
         )
     console.print(table)
 

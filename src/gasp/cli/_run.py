@@ -61,6 +61,30 @@ class QuickPreset:
 QUICK = QuickPreset()
 
 
+def with_cap_factor(study: Study, cap_factor: int | None) -> Study:
+    """``study`` with its unspecified cells stopped at ``cap_factor`` x n (None: unchanged)."""
+    if cap_factor is None:
+        return study
+    if cap_factor < 1:
+        raise ConfigError(f"--cap-factor must be at least 1, got {cap_factor}")
+    return dataclasses.replace(
+        study, stopping=dataclasses.replace(study.stopping, cap_factor=cap_factor)
+    )
+
+
+def quick_study(study: str = "more-of-the-same", preset: QuickPreset = QUICK) -> Study:
+    """The study ``gasp run --quick`` generates."""
+    spec = build_study(
+        study,
+        occupations=",".join(preset.occupations),
+        occupations_file=None,
+        n=preset.n,
+        templates=None,
+        conditions=None,
+    )
+    return with_cap_factor(spec, preset.cap_factor)
+
+
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "run"
 
@@ -220,17 +244,17 @@ def run_command(
             api_key_env=api_key_env,
             progress=True,
         )
-        spec = build_study(
-            study,
-            occupations=occupations,
-            occupations_file=occupations_file,
-            n=n,
-            templates=templates,
-            conditions=conditions,
+        spec = with_cap_factor(
+            build_study(
+                study,
+                occupations=occupations,
+                occupations_file=occupations_file,
+                n=n,
+                templates=templates,
+                conditions=conditions,
+            ),
+            cap_factor,
         )
-        if cap_factor is not None:
-            rule = dataclasses.replace(spec.stopping, cap_factor=cap_factor)
-            spec = dataclasses.replace(spec, stopping=rule)
         _timed(
             console,
             index,

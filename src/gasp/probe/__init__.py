@@ -24,8 +24,8 @@ from gasp.probe._word_filter import PRONOUNS, WordFilterConfig, english_zipf, fi
 __all__ = [
     "PRONOUNS",
     "Clustering",
-    "GenerationColumns",
     "ClusteringConfig",
+    "GenerationColumns",
     "PrevalenceConfig",
     "Probe",
     "ProbeConfig",

@@ -15,10 +15,7 @@ from gasp.report import Section, TableStyle, build_example_index, html_table, it
 
 
 def _cluster_words(result: ProbeResult, clusters: list[int]) -> pd.DataFrame:
-    rows = [
-        {"cluster": c, "words": ", ".join(result.cluster_words(c))}
-        for c in clusters
-    ]
+    rows = [{"cluster": c, "words": ", ".join(result.cluster_words(c))} for c in clusters]
     return pd.DataFrame(rows, columns=["cluster", "words"])
 
 

@@ -226,9 +226,7 @@ def probe_words(
     ).sort_values(["cluster", "distance", "word"], kind="mergesort", ignore_index=True)
     words = words.merge(assignments[["word", "cluster"]], on="word", how="left")
     words["cluster"] = words["cluster"].fillna(-1).astype(np.int64)
-    prevalence = cluster_prevalence(
-        table, assignments, group_a=a, group_b=b, config=cfg.prevalence
-    )
+    prevalence = cluster_prevalence(table, assignments, group_a=a, group_b=b, config=cfg.prevalence)
     summary = _cluster_summary(assignments, cfg.n_top_words)
     clusters = summary.merge(prevalence, on="cluster", how="right")
     clusters = clusters.sort_values(["cluster", "model"], kind="mergesort", ignore_index=True)

@@ -139,9 +139,7 @@ def significant_words(
         for comp in comparisons:
             prior = counts.totals(comp.topic)
             tables.append(
-                marked_words(
-                    counts, comp.target, comp.unmarked, prior=prior, threshold=threshold
-                )
+                marked_words(counts, comp.target, comp.unmarked, prior=prior, threshold=threshold)
             )
     frames = [
         pd.DataFrame(
@@ -162,4 +160,3 @@ def significant_words(
     )
     excluded_table = pd.DataFrame(excluded, columns=["model", "subject", "reason"])
     return SignificantWords(words=words, excluded=excluded_table)
-

@@ -196,17 +196,17 @@ async def agenerate(
             if existing is not None:
                 _check_identity(existing, _identity(study, spec, decoding, opts.seed), path)
         return summary
-    if path.exists():
-        if path.is_dir():
-            raise ConfigError(f"--out {path} is a directory; give a .sqlite file path")
-        existing = read_manifest(path)
-        if existing is not None:
-            _check_identity(existing, _identity(study, spec, decoding, opts.seed), path)
+    if path.is_dir():
+        raise ConfigError(f"--out {path} is a directory; give a .sqlite file path")
     backend = _make_backend(model, opts)
     owns_backend = isinstance(model, str)
     try:
         if opts.base_url:
             _check_reachable(opts.base_url)
+        if path.exists():
+            existing = read_manifest(path)
+            if existing is not None:
+                _check_identity(existing, _identity(study, spec, decoding, opts.seed), path)
         wrapper = ResilientModel(backend, max_concurrency=opts.max_concurrency, retry=opts.retry)
         store = RunStore.open(path, create=True)
     except BaseException:

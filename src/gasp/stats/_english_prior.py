@@ -63,7 +63,8 @@ def _wordfreq_table() -> tuple[np.ndarray, np.ndarray]:
     import wordfreq
 
     freqs = wordfreq.get_frequency_dict("en", wordlist="best")
-    tokens = np.array([normalize(w) for w in freqs], dtype=str)
+    # A word made of letters only is already normalized once lowercased (fast path).
+    tokens = np.array([w.lower() if w.isalpha() else normalize(w) for w in freqs], dtype=str)
     weights = np.fromiter(freqs.values(), dtype=np.float64, count=len(freqs))
     return _merge(tokens, weights)
 

@@ -1,0 +1,101 @@
+"""``gasp run`` end to end on a scripted model, ``gasp report`` re-rendering, skipped steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gasp.analysis import AuditResults
+from gasp.cli import app
+from gasp.report._run_report import locate_run
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("cli") / "run"
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "mock/personas",
+            "--quick",
+            "--n",
+            "6",
+            "--out",
+            str(out),
+            "--skip",
+            "probe",
+            "--examples-per-word",
+            "7",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith("report.html")
+    return out
+
+
+def test_run_writes_store_results_and_report(run_dir: Path) -> None:
+    assert (run_dir / "run.sqlite").is_file()
+    results = AuditResults.load(run_dir / "results")
+    assert results.get("representation") is not None
+    page = (run_dir / "report" / "report.html").read_text(encoding="utf-8")
+    assert "Who is represented" in page and "Run manifest" in page
+    # The quick preset's occupations and model are in the page (from the store manifest).
+    for occupation in ("nurse", "engineer", "teacher"):
+        assert occupation in page
+    assert "mock/personas" in page
+    blob = page.split('id="gasp-examples">', 1)[1].split("</script>", 1)[0]
+    data = json.loads(blob)
+    assert data["cap"] == 7
+    assert data["words"], "the significant words should have example generations"
+    assert all(sum(len(v) for v in e["g"].values()) <= 7 for e in data["words"].values())
+    assert (run_dir / "report" / "tables" / "representation.csv").is_file()
+
+
+def test_report_rerenders_without_a_model(run_dir: Path, tmp_path: Path) -> None:
+    before = (run_dir / "results" / "results.json").read_text(encoding="utf-8")
+    runner = CliRunner()
+    res = runner.invoke(app, ["report", str(run_dir), "--out", str(tmp_path / "again")])
+    assert res.exit_code == 0, res.output
+    assert Path(res.stdout.strip()) == tmp_path / "again" / "report.html"
+    assert (tmp_path / "again" / "figures" / "share_of_women.svg").is_file()
+    # The store and the results folder locate the same run.
+    assert locate_run(run_dir / "run.sqlite").store == run_dir / "run.sqlite"
+    assert locate_run(run_dir / "results").results == run_dir / "results"
+    # Only the report step: no generation, no analysis (results unchanged).
+    res = runner.invoke(
+        app,
+        [
+            "run",
+            "--model",
+            "mock/personas",
+            "--out",
+            str(run_dir),
+            "--skip",
+            "generate",
+            "--skip",
+            "analyze",
+            "--skip",
+            "probe",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert (run_dir / "results" / "results.json").read_text(encoding="utf-8") == before
+
+
+def test_report_of_a_missing_run_is_a_one_line_error(tmp_path: Path) -> None:
+    res = CliRunner().invoke(app, ["report", str(tmp_path / "nothing")])
+    assert res.exit_code != 0
+    assert "no run at" in str(res.exception)
+
+
+def test_analyze_without_a_store_fails_cleanly(tmp_path: Path) -> None:
+    res = CliRunner().invoke(
+        app, ["run", "--out", str(tmp_path / "empty"), "--skip", "generate", "--skip", "probe"]
+    )
+    assert res.exit_code != 0
+    assert "no run store" in str(res.exception)
