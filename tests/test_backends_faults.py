@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import email.utils
+import importlib
+import importlib.util
 import json
 
-import httpx2
 import openai
 import pytest
 
@@ -21,11 +22,13 @@ from gasp.backends import (
 from gasp.backends._faults import is_connect_failure
 from gasp.errors import BackendError, ConfigError
 
-_REQUEST = httpx2.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+# the HTTP library the installed openai client is built on
+httpx = importlib.import_module("httpx2" if importlib.util.find_spec("httpx2") else "httpx")
+_REQUEST = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
 
 
 def _status_error(status: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
-    response = httpx2.Response(status, headers=headers or {}, request=_REQUEST)
+    response = httpx.Response(status, headers=headers or {}, request=_REQUEST)
     client = openai.OpenAI(api_key="x", base_url="http://127.0.0.1:1/v1")
     return client._make_status_error_from_response(response)
 

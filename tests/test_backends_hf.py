@@ -21,7 +21,7 @@ from gasp.errors import BackendError
 pytest.importorskip("transformers")
 pytest.importorskip("torch")
 
-from gasp.backends import _hf  # noqa: E402
+from gasp.backends import _hf
 
 
 def test_missing_embedded_wheel_names_the_install_command(

@@ -331,3 +331,11 @@ def test_simultaneous_fatal_errors_leave_no_unretrieved_exception(
         asyncio.run(_collect(model, [_request(f"k{i}") for i in range(8)]))
     gc.collect()
     assert "never retrieved" not in caplog.text
+
+
+def test_one_wrapper_serves_several_event_loops() -> None:
+    backend = MockBackend(lambda r: r.key, latency_s=0.001)
+    model = ResilientModel(backend, max_concurrency=1, retry=FAST)
+    for _ in range(2):  # the bound must not stay tied to the first loop
+        responses = asyncio.run(_collect(model, [_request(f"k{i}") for i in range(4)]))
+        assert len(responses) == 4

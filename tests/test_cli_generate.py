@@ -61,7 +61,10 @@ def test_generate_creates_a_complete_store_and_rerun_resumes(
         (["--n", "-2"], "--n must be a positive integer, got -2"),
         (["--n", "4"], "holds another run (study differs in 'n')"),
         (["--model", "nope/x"], "unknown model provider 'nope'"),
-        (["--model", "openai/gpt-4o-mini", "--api-key-env", "GASP_UNSET_KEY_VAR"], "GASP_UNSET_KEY_VAR"),
+        (
+            ["--model", "openai/gpt-4o-mini", "--api-key-env", "GASP_UNSET_KEY_VAR"],
+            "GASP_UNSET_KEY_VAR",
+        ),
         (
             ["--model", "openai-compatible/m", "--base-url", "http://127.0.0.1:9/v1"],
             "cannot reach http://127.0.0.1:9/v1",
@@ -169,7 +172,9 @@ def test_api_key_never_reaches_the_output_or_the_store(
     secret = "sk-cli-SECRET-9d8e7f"
     monkeypatch.setenv("GASP_CLI_KEY", secret)
     out = tmp_path / "r.sqlite"
-    with FakeOpenAIServer(fault_rate=0.2, seed=2, api_key=secret, faults=["server_error", "rate_limit"]) as server:
+    with FakeOpenAIServer(
+        fault_rate=0.2, seed=2, api_key=secret, faults=["server_error", "rate_limit"]
+    ) as server:
         code = _gasp(
             monkeypatch, "generate", "-m", "openai-compatible/fake", "--out", str(out),
             "--base-url", server.base_url, "--api-key-env", "GASP_CLI_KEY",

@@ -151,9 +151,11 @@ def test_the_api_key_never_leaks(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     monkeypatch.setenv("GASP_TEST_KEY", SECRET)
-    with FakeOpenAIServer(api_key="a-different-key") as server:
-        with pytest.raises(BackendError, match="authentication") as exc:
-            _run(server.base_url, _requests(2), api_key_env="GASP_TEST_KEY")
+    with (
+        FakeOpenAIServer(api_key="a-different-key") as server,
+        pytest.raises(BackendError, match="authentication") as exc,
+    ):
+        _run(server.base_url, _requests(2), api_key_env="GASP_TEST_KEY")
     chain: list[BaseException] = []
     current: BaseException | None = exc.value
     while current is not None and len(chain) < 10:

@@ -10,8 +10,6 @@ import sys
 import time
 from pathlib import Path
 
-import pytest
-
 from gasp.store import RunStore
 
 SCRIPT = """

@@ -31,6 +31,10 @@ def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "probe",
             "--examples-per-word",
             "7",
+            "--bootstrap",
+            "0",
+            "--permutations",
+            "0",
         ],
     )
     assert result.exit_code == 0, result.output

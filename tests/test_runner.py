@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import collections
+import dataclasses
 import io
 import json
 import os
@@ -211,11 +212,11 @@ def test_rerun_with_another_study_or_model_is_refused_and_leaves_the_store(
     path = tmp_path / "r.sqlite"
     generate(_study(), ScriptedBackend(three_women_one_man), path, _opts())
     before = path.read_bytes()
-    with pytest.raises(ConfigError, match="holds another run .study differs in 'n'"):
+    with pytest.raises(ConfigError, match=r"holds another run \(study differs in 'n'"):
         generate(_study(n=5), ScriptedBackend(three_women_one_man), path, _opts())
-    with pytest.raises(ConfigError, match="holds another run .seed 0, now 3"):
+    with pytest.raises(ConfigError, match=r"holds another run \(seed 0, now 3"):
         generate(_study(), ScriptedBackend(three_women_one_man), path, _opts(seed=3))
-    with pytest.raises(ConfigError, match="holds another run .model"):
+    with pytest.raises(ConfigError, match=r"holds another run \(model"):
         generate(_study(), "mock/personas", path, _opts())
     assert path.read_bytes() == before
     assert not Path(f"{path}-wal").exists() or Path(f"{path}-wal").stat().st_size == 0
@@ -249,7 +250,7 @@ def test_unknown_provider_and_missing_key_fail_before_the_store_exists(tmp_path:
         generate(_study(), "openai/gpt-4o-mini", path, _opts(api_key_env=env))
     os.environ[env] = "sk-x"
     try:
-        with pytest.raises(BackendError, match="cannot reach http://127.0.0.1:9/v1"):
+        with pytest.raises(BackendError, match=r"cannot reach http://127\.0\.0\.1:9/v1"):
             generate(
                 _study(),
                 "openai-compatible/x",
@@ -336,3 +337,57 @@ def test_progress_bars_and_summary_render_on_a_terminal(tmp_path: Path) -> None:
     Console(file=table, width=160).print(summary_table(summary))
     text = table.getvalue()
     assert "generated" in text and "20" in text and "resumed" in text
+
+
+def test_max_cost_stops_before_the_budget_and_counts_earlier_sessions(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gasp.backends import DecodingConfig
+    from gasp.testing import FakeOpenAIServer
+
+    monkeypatch.setenv("GASP_COST_KEY", "sk-cost")
+    path = tmp_path / "r.sqlite"
+    # est. cost per request: (44 chars / 4 + 7 = 18 prompt tokens) x $0.15/M
+    # + 64 completion tokens x $0.60/M = $0.0000411; a budget of $0.0005 allows 12.
+    budget = 0.0005
+    with FakeOpenAIServer(seed=4) as server:
+        options = _opts(
+            max_cost=budget,
+            base_url=server.base_url,
+            api_key_env="GASP_COST_KEY",
+            decoding=DecodingConfig(max_tokens=64),
+            max_concurrency=4,
+        )
+        study = _study(n=20).restrict(conditions=["woman"])
+        first = generate(study, "openai/gpt-4o-mini", path, options)
+        assert first.stopped == "--max-cost $0.0005 reached"
+        # answers cost less than the estimate (fewer than 64 tokens), so at least 12 fit
+        assert 12 <= first.requests < 20 and first.generated == first.requests
+        assert first.cost_usd is not None and 0 < first.cost_usd <= budget
+        # the next request could have exceeded the budget at its estimated cost
+        assert first.cost_usd + 0.0000411 > budget - 4 * 0.0000411
+        # the budget covers the whole run: a second session with it stops at once
+        again = generate(study, "openai/gpt-4o-mini", path, options)
+        assert again.resumed == first.generated and again.requests <= 4
+        # a larger budget finishes the run
+        done = generate(
+            study, "openai/gpt-4o-mini", path, dataclasses.replace(options, max_cost=0.01)
+        )
+    assert done.complete
+    assert first.generated + again.generated + done.generated == 20
+
+
+def test_batching_backend_gets_batches_and_the_same_samples(tmp_path: Path) -> None:
+    from gasp.backends import make_mock_backend
+
+    study = _study(n=6)
+    plain = make_mock_backend("personas", {"female_share": 0.5})
+    batched = make_mock_backend(
+        "personas", {"female_share": 0.5, "batching": True, "batch_size": 4}
+    )
+    generate(study, plain, tmp_path / "plain.sqlite", _opts())
+    summary = generate(study, batched, tmp_path / "batched.sqlite", _opts())
+    assert summary.complete
+    assert batched.batch_sizes and max(batched.batch_sizes) == 4
+    assert sum(batched.batch_sizes) == summary.requests
+    assert _rows(tmp_path / "batched.sqlite") == _rows(tmp_path / "plain.sqlite")

@@ -177,5 +177,23 @@ def test_export_round_trips(store: RunStore, tmp_path: Path, suffix: str) -> Non
 
 def test_export_rejects_unknown_format(store: RunStore, tmp_path: Path) -> None:
     store.close()
-    with pytest.raises(ConfigError, match="cannot export to out.xlsx"):
+    with pytest.raises(ConfigError, match=r"cannot export to out\.xlsx"):
         export(store.path, tmp_path / "out.xlsx")
+
+
+def test_every_table_and_column_is_documented(store: RunStore) -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "store-schema.md").read_text()
+    conn = sqlite3.connect(store.path)
+    tables = [
+        r[0]
+        for r in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%'"
+        )
+    ]
+    assert sorted(tables) == ["cells", "gasp_meta", "manifest", "samples", "sessions"]
+    for table in tables:
+        assert f"### `{table}`" in doc
+        for column in conn.execute(f"PRAGMA table_info({table})"):
+            assert f"`{column[1]}`" in doc, (table, column[1])
+    conn.close()
+    assert f"schema version {SCHEMA_VERSION}" in doc

@@ -105,7 +105,11 @@ TOML_STUDY = """
 name = "nurses"
 n = 5
 subjects = ["nurse", {name = "umpire", article = "an", bls_pct_female = 12.5}]
-conditions = ["unspecified", "woman", {name = "doctor-woman", named_gender = "F", clause = "who is a female doctor"}]
+conditions = [
+    "unspecified",
+    "woman",
+    {name = "doctor-woman", named_gender = "F", clause = "who is a female doctor"},
+]
 
 [templates]
 intro = "Introduce [ARTICLE] [OCCUPATION] in one sentence"
@@ -144,17 +148,20 @@ def test_load_yaml_study_with_subjects_file(tmp_path: Path) -> None:
     assert list(STANDARD_CONDITIONS) == [c.name for c in study.conditions]
 
 
+HEAD = 'name = "x"\nsubjects = ["a"]\n'
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ('name = "x"\nsubjects = ["a"]\n', "missing required key 'templates'"),
+        (HEAD + "", "missing required key 'templates'"),
         ('subjects = ["a"]\n[templates]\np = "[OCCUPATION]"\n', "missing required key 'name'"),
         (
-            'name = "x"\nsubjects = ["a"]\ncolour = 1\n[templates]\np = "[OCCUPATION]"\n',
+            HEAD + 'colour = 1\n[templates]\np = "[OCCUPATION]"\n',
             "unknown key 'colour'",
         ),
         (
-            'name = "x"\nsubjects = ["a"]\n[templates]\np = "no placeholder"\n',
+            HEAD + '[templates]\np = "no placeholder"\n',
             "lacks the placeholder",
         ),
         (
@@ -170,15 +177,15 @@ def test_load_yaml_study_with_subjects_file(tmp_path: Path) -> None:
             "duplicate subject 'a'",
         ),
         (
-            'name = "x"\nsubjects = ["a"]\nconditions = ["alien"]\n[templates]\np = "[OCCUPATION]"\n',
+            HEAD + 'conditions = ["alien"]\n[templates]\np = "[OCCUPATION]"\n',
             "unknown condition 'alien'",
         ),
         (
-            'name = "x"\nsubjects = ["a"]\n[templates]\np = "[OCCUPATION]"\n[stopping]\nmin_share = 2\n',
+            HEAD + '[templates]\np = "[OCCUPATION]"\n[stopping]\nmin_share = 2\n',
             "min_share must be in",
         ),
         (
-            'name = "x"\nsubjects = ["a"]\n[templates]\np = "[OCCUPATION]"\n[stopping]\nspeed = 2\n',
+            HEAD + '[templates]\np = "[OCCUPATION]"\n[stopping]\nspeed = 2\n',
             "unknown key 'speed'",
         ),
         (

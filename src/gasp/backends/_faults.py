@@ -62,7 +62,9 @@ class RequestRejectedError(Exception):
         self.kind = kind
 
 
-def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = None) -> float | None:
+def parse_retry_after(
+    headers: Mapping[str, str] | None, *, now: float | None = None
+) -> float | None:
     """Seconds to wait from ``retry-after-ms`` or ``retry-after`` (seconds or an HTTP date)."""
     if not headers:
         return None
@@ -71,6 +73,7 @@ def parse_retry_after(headers: Mapping[str, str] | None, *, now: float | None = 
         raw = lowered.get(name)
         if raw is None:
             continue
+        value: float | None
         try:
             value = float(raw) / divisor
         except ValueError:

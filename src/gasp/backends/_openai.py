@@ -1,4 +1,4 @@
-"""OpenAI and OpenAI-compatible chat completion backends (``openai/...``, ``openai-compatible/...``).
+"""OpenAI and OpenAI-compatible chat backends (``openai/...``, ``openai-compatible/...``).
 
 Uses the official ``openai`` async client with its own retries switched off:
 :class:`~gasp.backends.ResilientModel` retries. The API key lives only inside the
@@ -8,6 +8,7 @@ client; it is never logged, stored or put into an error message.
 from __future__ import annotations
 
 import time
+import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -86,7 +87,7 @@ class OpenAIBackend(ModelBackend):
             completion = await self._client.chat.completions.create(**kwargs)
         except openai.APIConnectionError as exc:
             if not self._reached and is_connect_failure(exc):
-                where = self.base_url or "the OpenAI API"
+                where = _without_secrets(self.base_url) if self.base_url else "the OpenAI API"
                 raise BackendError(f"{self.model_id}: cannot reach {where}") from None
             raise
         self._reached = True
@@ -126,3 +127,16 @@ class OpenAIBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.close()
+
+
+def _without_secrets(url: str) -> str:
+    """``url`` without user info or query string, which may carry credentials."""
+    parts = urllib.parse.urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port is not None:
+        host = f"{host}:{port}"
+    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))

@@ -100,7 +100,7 @@ def group_named_in(prompt: str) -> str | None:
     return None
 
 
-def persona_text(prompt: str, rng: np.random.Generator, mix: PersonaMix = PersonaMix()) -> str:  # noqa: B008
+def persona_text(prompt: str, rng: np.random.Generator, mix: PersonaMix = PersonaMix()) -> str:
     """Persona-like text for ``prompt``; gender follows the prompt, else ``mix``."""
     gender = group_named_in(prompt)
     if gender is None:

@@ -65,7 +65,8 @@ class ResilientModel:
         self.batch_size = size if backend.supports_batching else 1
         self._sleep = sleep
         self._rng = np.random.default_rng(seed)
-        self._semaphore = asyncio.Semaphore(max_concurrency)
+        self._semaphore: asyncio.Semaphore | None = None
+        self._semaphore_loop: asyncio.AbstractEventLoop | None = None
         self._cooldown_until = 0.0
         #: Calls to the backend in flight now, and the most seen at once.
         self.in_flight = 0
@@ -183,7 +184,7 @@ class ResilientModel:
 
     async def _call(self, batch: list[GenerationRequest]) -> list[GenerationResponse]:
         timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
-        async with self._semaphore:
+        async with self._bound():
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             try:
@@ -198,6 +199,14 @@ class ResilientModel:
                 f"backend returned {len(responses)} responses for {len(batch)} requests"
             )
         return list(responses)
+
+    def _bound(self) -> asyncio.Semaphore:
+        """The concurrency bound of the running event loop (one wrapper may outlive a loop)."""
+        loop = asyncio.get_running_loop()
+        if self._semaphore is None or self._semaphore_loop is not loop:
+            self._semaphore = asyncio.Semaphore(self.max_concurrency)
+            self._semaphore_loop = loop
+        return self._semaphore
 
     async def _back_off(self, failures: int, decision: FaultDecision) -> None:
         delay = self.retry.wait_s(failures, float(self._rng.random()), decision.retry_after_s)

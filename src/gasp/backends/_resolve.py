@@ -82,7 +82,9 @@ def resolve_backend(
         key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
         api_key = os.environ.get(key_env) if key_env else None
         if key_env and not api_key:
-            raise BackendError(f"{provider} needs an API key: set the {key_env} environment variable")
+            raise BackendError(
+                f"{provider} needs an API key: set the {key_env} environment variable"
+            )
         if provider == "openai-compatible" and not base_url:
             raise BackendError(f"{spec!r} needs a base URL (for example http://localhost:8000/v1)")
         return OpenAIBackend(

@@ -19,7 +19,8 @@ from rich.table import Table
 from gasp.backends import DecodingConfig
 from gasp.cli._app import app
 from gasp.errors import ConfigError
-from gasp.runner import RunOptions, RunSummary, generate as run_generate, summary_table
+from gasp.runner import RunOptions, RunSummary, summary_table
+from gasp.runner import generate as run_generate
 from gasp.store import export as export_store
 from gasp.studies import Study, load_study, load_subjects_csv
 
@@ -69,15 +70,19 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
     table = Table(title=f"gasp generate --dry-run: {summary.study} on {summary.model}")
     table.add_column("")
     table.add_column("planned", justify="right")
-    table.add_row("named cells (exactly n each)", f"{est.cells_named} cells, {est.requests_named:,} requests")
+    table.add_row(
+        "named cells (exactly n each)", f"{est.cells_named} cells, {est.requests_named:,} requests"
+    )
     table.add_row(
         "unspecified cells (adaptive)",
-        f"{est.cells_adaptive} cells, {est.requests_adaptive_min:,}..{est.requests_adaptive_max:,} requests",
+        f"{est.cells_adaptive} cells, "
+        f"{est.requests_adaptive_min:,}..{est.requests_adaptive_max:,} requests",
     )
     table.add_row("requests in all", f"{est.requests_min:,}..{est.requests_max:,}")
     table.add_row(
         "tokens (estimate)",
-        f"{est.tokens_min:,}..{est.tokens_max:,} (completions of {decoding.max_tokens // 2}..{decoding.max_tokens})",
+        f"{est.tokens_min:,}..{est.tokens_max:,} "
+        f"(completions of {decoding.max_tokens // 2}..{decoding.max_tokens})",
     )
     if est.cost_min_usd is not None and est.cost_max_usd is not None:
         table.add_row("cost (USD, estimate)", f"${est.cost_min_usd:,.2f}..${est.cost_max_usd:,.2f}")
@@ -92,7 +97,8 @@ def generate_command(
         str, typer.Argument(help="Built-in study name or a study file (.toml / .yaml).")
     ] = "more-of-the-same",
     model: Annotated[
-        str, typer.Option("--model", "-m", help="provider/model, e.g. embedded, openai/gpt-4o-mini.")
+        str,
+        typer.Option("--model", "-m", help="provider/model, e.g. embedded, openai/gpt-4o-mini."),
     ] = "embedded",
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run store to create or resume (.sqlite).")
@@ -128,7 +134,9 @@ def generate_command(
     max_cost: Annotated[
         float | None, typer.Option(help="Stop cleanly before this many USD (openai/ models).")
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bars or table.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
+    ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
     spec = build_study(
@@ -139,9 +147,13 @@ def generate_command(
         templates=templates,
         conditions=conditions,
     )
-    decoding = DecodingConfig(temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed)
+    decoding = DecodingConfig(
+        temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed
+    )
     if out is None and not dry_run:
-        raise ConfigError("--out is required (the run store to create or resume, e.g. runs/NAME.sqlite)")
+        raise ConfigError(
+            "--out is required (the run store to create or resume, e.g. runs/NAME.sqlite)"
+        )
     options = RunOptions(
         decoding=decoding,
         seed=seed,

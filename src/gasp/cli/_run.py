@@ -196,6 +196,12 @@ def run_command(
         int | None,
         typer.Option(help="Generations per associated gender an occupation needs (default n)."),
     ] = None,
+    bootstrap: Annotated[
+        int, typer.Option(help="Bootstrap resamples of each SRB interval (0: none).")
+    ] = AnalysisConfig.n_bootstrap,
+    permutations: Annotated[
+        int, typer.Option(help="Label shuffles of the permutation test (0: none).")
+    ] = AnalysisConfig.n_permutations,
     probe_embeddings: Annotated[
         str, typer.Option(help="Embeddings of the probe's clustering (minilm, glove, a file).")
     ] = "minilm",
@@ -265,7 +271,12 @@ def run_command(
     if Step.analyze in steps:
         index += 1
         threshold = min_samples if min_samples is not None else _study_n(paths, n)
-        config = AnalysisConfig(min_samples=threshold, seed=seed)
+        config = AnalysisConfig(
+            min_samples=threshold,
+            n_bootstrap=bootstrap,
+            n_permutations=permutations,
+            seed=seed,
+        )
         _timed(console, index, total, "Analyze", lambda: _analyze(paths, config, console))
     if Step.probe in steps:
         index += 1

@@ -276,8 +276,9 @@ def srb_figure(srb: pd.DataFrame | None) -> Figure | None:
     df = _srb_long(srb)
     if df is None:
         return None
-    if "model" in df and df["model"].nunique() > 1:
-        df = df.assign(subject=df["subject"].astype(str) + " · " + df["model"].astype(str))
+    for extra in ("template", "model"):
+        if extra in df and df[extra].nunique() > 1:
+            df = df.assign(subject=df["subject"].astype(str) + " · " + df[extra].astype(str))
     df = df[df["gender"].astype(str).isin(["F", "M"])]
     subjects = sorted(df["subject"].astype(str).unique())
     if not subjects:
@@ -346,6 +347,14 @@ def percent_change_figure(pc: pd.DataFrame | None) -> Figure | None:
     value = next((c for c in ("percent_change", "pct_change", "change_pct") if c in pc), None)
     if value is None:
         return None
+    pc = _pooled(pc)
+    pc = pc[pd.to_numeric(pc[value], errors="coerce").notna()]
+    if pc.empty:
+        return None
+    if {"model_a", "model_b"} <= set(pc.columns):
+        pairs = pc["model_a"].astype(str) + " → " + pc["model_b"].astype(str)
+        if pairs.nunique() > 1:
+            pc = pc.assign(subject=pc["subject"].astype(str) + " (" + pairs + ")")
     gender_col = "gender" if "gender" in pc else None
     subjects = sorted(pc["subject"].astype(str).unique())
     pos = {s: i for i, s in enumerate(subjects)}

@@ -299,6 +299,7 @@ def page_shell(
     body = "".join(s.render() for s in sections)
     data = json_for_script(dict(examples) if examples is not None else {"docs": [], "words": {}})
     sub = f'<p class="subtitle">{escape(subtitle)}</p>' if subtitle else ""
+    lookup_attr = "" if examples is not None and examples.get("words") else " hidden"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -306,7 +307,7 @@ def page_shell(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{REPORT_CSS}</style></head>"
         f"<body><header><h1>{escape(title)}</h1>{sub}"
-        '<div class="lookup"><label>Look up a word: '
+        f'<div class="lookup"{lookup_attr}><label>Look up a word: '
         '<input id="word-lookup" type="search" autocomplete="off" '
         'placeholder="e.g. empathy"></label>'
         '<button type="button" id="word-lookup-go">Show generations</button></div>'

@@ -33,7 +33,8 @@ _GENDER_WORDS = {"F": "women", "M": "men", "N": "non-binary people"}
 
 @dataclass(frozen=True)
 class CellDecision:
-    """Where a cell stands: ``need`` (indices to generate), ``complete``, ``skipped`` or ``capped``."""
+    """Where a cell stands: ``need`` (with the indices to generate), ``complete``,
+    ``skipped`` or ``capped``."""
 
     status: str
     missing: tuple[int, ...] = ()
@@ -110,9 +111,7 @@ class CellState:
             if all(self._counts[g] >= plan.n for g in plan.genders):
                 return self._final(COMPLETE, None)
             if self._frontier >= plan.cap:
-                parts = ", ".join(
-                    f"{self._counts[g]} {_GENDER_WORDS[g]}" for g in plan.genders
-                )
+                parts = ", ".join(f"{self._counts[g]} {_GENDER_WORDS[g]}" for g in plan.genders)
                 return self._final(CAPPED, f"reached the cap of {plan.cap} samples with {parts}")
 
     def _final(self, status: str, reason: str | None) -> CellDecision:

@@ -9,17 +9,28 @@ from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
+    ProgressColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 if TYPE_CHECKING:
     from gasp.runner._run import RunSummary
 
 #: Most cell bars shown at once (the cells generating right now; others wait hidden).
 MAX_VISIBLE_CELLS = 6
+
+
+class _RateColumn(ProgressColumn):
+    """Samples per second of a task."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f}/s" if speed else "", style="progress.data.speed")
 
 
 class RunProgress:
@@ -46,14 +57,14 @@ class RunProgress:
             TextColumn("{task.description}", justify="left"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
+            _RateColumn(),
             TimeRemainingColumn(),
             console=self.console,
             transient=False,
             refresh_per_second=4,
         )
         self._progress.start()
-        self._study = self._progress.add_task(self._name, total=total, completed=done, rate="")
+        self._study = self._progress.add_task(self._name, total=total, completed=done)
 
     def update_total(self, total: int) -> None:
         """Revise the expected number of samples (adaptive cells grow or stop early)."""
@@ -66,8 +77,6 @@ class RunProgress:
         if progress is None or self._study is None:
             return
         progress.advance(self._study)
-        task = self._study_task_speed()
-        progress.update(self._study, rate=task)
         if key not in self._cells:
             visible = len(self._visible) < MAX_VISIBLE_CELLS
             self._cells[key] = progress.add_task(
@@ -75,7 +84,6 @@ class RunProgress:
                 total=cell_total,
                 completed=cell_done,
                 visible=visible,
-                rate="",
             )
             if visible:
                 self._visible.append(key)
@@ -102,12 +110,6 @@ class RunProgress:
             self._progress.stop()
             self._progress = None
 
-    def _study_task_speed(self) -> str:
-        if self._progress is None:
-            return ""
-        speed = next((t.speed for t in self._progress.tasks if t.id == self._study), None)
-        return f"{speed:.1f}/s" if speed else ""
-
 
 def summary_table(summary: RunSummary) -> Table:
     """A Rich table of what a run did: generated, resumed, skipped (why), failed (by kind)."""
@@ -117,9 +119,7 @@ def summary_table(summary: RunSummary) -> Table:
     table.add_column("details")
     table.add_row("generated", str(summary.generated), "new samples stored in this session")
     table.add_row("resumed", str(summary.resumed), "samples already in the store")
-    table.add_row(
-        "cells complete", str(summary.cells_by_status.get("complete", 0)), ""
-    )
+    table.add_row("cells complete", str(summary.cells_by_status.get("complete", 0)), "")
     table.add_row(
         "cells skipped",
         str(len(summary.skipped)),

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import platform
 import socket
+import sqlite3
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -187,7 +189,9 @@ async def agenerate(
             f"max_cost needs a model with a known price (openai/<model>); {spec!r} has none"
         )
     plans = plan_study(study)
-    summary = RunSummary(study=study.name, store_path="" if store_path is None else str(path), model=spec)
+    summary = RunSummary(
+        study=study.name, store_path="" if store_path is None else str(path), model=spec
+    )
     if opts.dry_run:
         summary.dry_run = True
         summary.estimate = estimate_plan(plans, study, spec, decoding)
@@ -207,7 +211,11 @@ async def agenerate(
             existing = read_manifest(path)
             if existing is not None:
                 _check_identity(existing, _identity(study, spec, decoding, opts.seed), path)
-        wrapper = ResilientModel(backend, max_concurrency=opts.max_concurrency, retry=opts.retry)
+        # A batching (local) backend runs one batch at a time on its device: calls
+        # beyond the first would only queue inside the backend, where the wrapper's
+        # timeout would count their waiting time.
+        concurrency = 1 if backend.supports_batching else opts.max_concurrency
+        wrapper = ResilientModel(backend, max_concurrency=concurrency, retry=opts.retry)
         store = RunStore.open(path, create=True)
     except BaseException:
         if owns_backend:
@@ -251,7 +259,9 @@ def _check_reachable(base_url: str, timeout_s: float = 5.0) -> None:
     """Raise :class:`BackendError` when nothing accepts connections at ``base_url``."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise BackendError(f"base URL must look like http://host:port/v1, got {redact_url(base_url)}")
+        raise BackendError(
+            f"base URL must look like http://host:port/v1, got {redact_url(base_url)}"
+        )
     try:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
@@ -301,7 +311,8 @@ def _check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], pa
             else:
                 detail = f"{key} {stored[key]!r}, now {identity[key]!r}"
             raise ConfigError(
-                f"{path} holds another run ({detail}); use a new --out path or the original settings"
+                f"{path} holds another run ({detail}); "
+                "use a new --out path or the original settings"
             )
 
 
@@ -388,10 +399,17 @@ class _Runner:
     def _load(self) -> int:
         stored = self.store.stored_samples()
         ok = stored[stored["stop_reason"] != str(StopReason.ERROR)]
-        for row in ok.itertuples(index=False):
-            state = self.states.get((row.template, row.subject, row.condition))
+        for template, subject, condition, index, text in zip(
+            ok["template"],
+            ok["subject"],
+            ok["condition"],
+            ok["sample_index"],
+            ok["text"],
+            strict=True,
+        ):
+            state = self.states.get((str(template), str(subject), str(condition)))
             if state is not None:
-                state.add(int(row.sample_index), "" if row.text is None else str(row.text))
+                state.add(int(index), "" if text is None else str(text))
         if self.price is not None and len(ok):
             self.spent = cost_usd(
                 self.price,
@@ -423,7 +441,8 @@ class _Runner:
             self.store.end_session(session, outcome, summary.to_dict())
 
     async def _loop(self) -> None:
-        window = 2 * self.opts.max_concurrency
+        # units in flight: twice the concurrency, so the next call is always ready
+        window = 2 * self.model.max_concurrency
         pending: set[asyncio.Task[tuple[list[_Item], list[GenerationResponse]]]] = set()
         try:
             while True:
@@ -626,10 +645,9 @@ class _Runner:
         summary.failed_by_kind = dict(self.failed_kinds)
         summary.faults_by_kind = dict(self.faults)
         summary.cost_usd = self.spent if self.price is not None else None
-        try:
+        # the samples are safe already; cells are derived data, recomputed on resume
+        with contextlib.suppress(sqlite3.Error):
             self.store.write_cells(self._cell_records(set(self.states)))
-        except Exception:  # pragma: no cover - the samples are safe; cells are derived data
-            pass
 
 
 __all__ = ["COMPLETE", "RunOptions", "RunSummary", "agenerate", "generate"]

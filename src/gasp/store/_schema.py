@@ -1,4 +1,4 @@
-"""The run store's SQLite schema, version :data:`SCHEMA_VERSION` (documented in docs/store-schema.md).
+"""The run store's SQLite schema, version :data:`SCHEMA_VERSION` (see docs/store-schema.md).
 
 One SQLite file (WAL mode) holds one run:
 
@@ -82,8 +82,8 @@ DDL: tuple[str, ...] = (
         prompt            TEXT    NOT NULL,
         seed              INTEGER,
         text              TEXT,
-        stop_reason       TEXT    NOT NULL
-                          CHECK (stop_reason IN ('stop', 'length', 'content_filter', 'refusal', 'error')),
+        stop_reason       TEXT    NOT NULL CHECK (stop_reason IN
+                          ('stop', 'length', 'content_filter', 'refusal', 'error')),
         error             TEXT,
         fault_kinds       TEXT,
         model_id          TEXT,
@@ -100,7 +100,8 @@ DDL: tuple[str, ...] = (
         template   TEXT    NOT NULL,
         subject    TEXT    NOT NULL,
         condition  TEXT    NOT NULL,
-        status     TEXT    NOT NULL CHECK (status IN ('complete', 'skipped', 'capped', 'incomplete')),
+        status     TEXT    NOT NULL
+                   CHECK (status IN ('complete', 'skipped', 'capped', 'incomplete')),
         reason     TEXT,
         n_samples  INTEGER NOT NULL,
         n_female   INTEGER,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import uuid
@@ -196,10 +197,8 @@ class RunStore:
 
     def close(self) -> None:
         """Checkpoint the write-ahead log and close the file."""
-        try:
+        with contextlib.suppress(sqlite3.Error):
             self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        except sqlite3.Error:
-            pass
         self._conn.close()
 
     def __enter__(self) -> RunStore:
@@ -237,7 +236,7 @@ class RunStore:
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write the manifest once; a second call raises :class:`ConfigError`."""
-        body = json.dumps(manifest, sort_keys=True, ensure_ascii=False)
+        body = json.dumps(manifest, ensure_ascii=False)  # keeps the study's own order
         with self.transaction():
             if self._conn.execute("SELECT 1 FROM manifest WHERE id = 1").fetchone() is not None:
                 raise ConfigError(f"run store {self.path} already has a manifest")
@@ -298,8 +297,8 @@ class RunStore:
         frame.insert(0, "study", study.get("name"))
         frame.insert(0, "run_id", self.run_id)
         frame = _study_order(frame, study)
-        frame["named_gender"] = frame["named_gender"].astype(object).where(
-            frame["named_gender"].notna(), None
+        frame["named_gender"] = (
+            frame["named_gender"].astype(object).where(frame["named_gender"].notna(), None)
         )
         for col in ("prompt_tokens", "completion_tokens", "seed"):
             frame[col] = frame[col].astype("Int64")
@@ -354,7 +353,9 @@ class _Transaction:
             self._conn.execute("ROLLBACK")
 
 
-def _study_order(frame: pd.DataFrame, study: dict[str, Any], *, by_index: bool = True) -> pd.DataFrame:
+def _study_order(
+    frame: pd.DataFrame, study: dict[str, Any], *, by_index: bool = True
+) -> pd.DataFrame:
     """Sort rows by the study's own order of subjects, templates and conditions."""
     if frame.empty:
         return frame

@@ -9,12 +9,14 @@ A study file (TOML or YAML) has these keys; every mistake raises one
     system_prompt = "..."              # optional
     subjects = ["nurse", "pilot"]      # names, or tables {name, article, <attributes>}
     subjects_file = "occupations.csv"  # or a CSV (relative to the study file)
-    conditions = ["unspecified", "woman", "man", "nonbinary"]  # or tables {name, named_gender, clause}
+    conditions = ["unspecified", "woman", "man", "nonbinary"]
+                                       # or tables {name, named_gender, clause}
 
     [templates]                        # id -> text with [ARTICLE] and [OCCUPATION]
     persona = "Generate a persona of [ARTICLE] [OCCUPATION]"
 
-    [stopping]                         # optional: adaptive, min_share, batch_size, cap_factor, genders
+    [stopping]                         # optional: adaptive, min_share, batch_size,
+                                       # cap_factor, genders
     cap_factor = 20
 """
 
@@ -73,7 +75,9 @@ def load_subjects_csv(path: str | Path) -> tuple[Subject, ...]:
 
 
 def _subjects_from_csv_text(raw: str, source: str) -> tuple[Subject, ...]:
-    lines = [line for line in raw.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    lines = [
+        line for line in raw.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    ]
     if not lines:
         raise ConfigError(f"{source}: no rows")
     reader = csv.DictReader(io.StringIO("\n".join(lines)))
@@ -128,7 +132,9 @@ def load_study(name_or_path: str | Path) -> Study:
     path = Path(name_or_path)
     if not path.exists():
         known = ", ".join(BUILTIN_STUDIES)
-        raise ConfigError(f"no built-in study or study file called {str(name_or_path)!r} (built-in: {known})")
+        raise ConfigError(
+            f"no built-in study or study file called {str(name_or_path)!r} (built-in: {known})"
+        )
     if path.is_dir():
         raise ConfigError(f"{path} is a directory, not a study file")
     try:
@@ -274,7 +280,9 @@ def _conditions(value: Any, source: str) -> tuple[Condition, ...]:
             gender = item.get("named_gender") or None
             clause = item.get("clause", "") or ""
             if not isinstance(clause, str) or (gender is not None and not isinstance(gender, str)):
-                raise ConfigError(f"{source}: conditions[{i}]: clause and named_gender must be strings")
+                raise ConfigError(
+                    f"{source}: conditions[{i}]: clause and named_gender must be strings"
+                )
             try:
                 out.append(Condition(name, gender, clause))
             except ConfigError as exc:
@@ -290,7 +298,8 @@ def _stopping(value: Any, source: str) -> StoppingRule:
     unknown = sorted(set(value) - _STOPPING_KEYS)
     if unknown:
         raise ConfigError(
-            f"{source}: stopping: unknown key {unknown[0]!r} (expected {', '.join(sorted(_STOPPING_KEYS))})"
+            f"{source}: stopping: unknown key {unknown[0]!r} "
+            f"(expected {', '.join(sorted(_STOPPING_KEYS))})"
         )
     kwargs: dict[str, Any] = {}
     if "adaptive" in value:

@@ -116,7 +116,9 @@ class StoppingRule:
         if self.cap_factor < 1:
             raise ConfigError(f"stopping.cap_factor must be at least 1, got {self.cap_factor}")
         if not self.genders or any(g not in GENDER_CODES for g in self.genders):
-            raise ConfigError(f"stopping.genders must be a non-empty list of F, M, N, got {self.genders}")
+            raise ConfigError(
+                f"stopping.genders must be a non-empty list of F, M, N, got {self.genders}"
+            )
 
     def first_batch(self, n: int) -> int:
         """Size of each batch of an unspecified cell, the first included."""
@@ -209,7 +211,9 @@ class Study:
         for subject in self.subjects:
             for template in self.templates:
                 for condition in self.conditions:
-                    yield Cell(template, subject, condition, self.render(template, subject, condition))
+                    yield Cell(
+                        template, subject, condition, self.render(template, subject, condition)
+                    )
 
     def is_adaptive(self, condition: Condition) -> bool:
         """True when cells of ``condition`` follow the adaptive stopping rule."""

@@ -262,7 +262,9 @@ class FakeOpenAIServer:
                 request.transport.abort()
             raise asyncio.CancelledError
         if fault == "malformed":
-            return web.Response(text='{"id": "chatcmpl-1", "choices": [', content_type="application/json")
+            return web.Response(
+                text='{"id": "chatcmpl-1", "choices": [', content_type="application/json"
+            )
         if fault == "timeout":
             await asyncio.sleep(self.hang_s)
         max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
@@ -303,4 +305,3 @@ class FakeOpenAIServer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-

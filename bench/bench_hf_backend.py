@@ -1,0 +1,146 @@
+"""Throughput of the hf backend (embedded model) through ResilientModel vs a bare generate loop.
+
+Both paths generate the same prompts in the same batches with greedy decoding and
+the same max_tokens, so they produce the same tokens; the script checks that and
+prints tokens per second for each and the wrapper's overhead in percent. Runs
+alternate (bare, wrapper, bare, wrapper ...) and the best time of each is kept,
+which damps noise from other processes on the machine.
+
+    python bench/bench_hf_backend.py                 # defaults: 16 prompts, batch 8, 32 tokens
+    python bench/bench_hf_backend.py --prompts 32 --batch-size 16 --max-tokens 64 --repeats 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+
+import torch
+
+from gasp.backends import (
+    ChatMessage,
+    DecodingConfig,
+    GenerationRequest,
+    GenerationResponse,
+    ResilientModel,
+    StopReason,
+)
+from gasp.backends._hf import HFBackend, embedded_backend
+
+SUBJECTS = (
+    "nurse",
+    "engineer",
+    "teacher",
+    "pilot",
+    "farmer",
+    "lawyer",
+    "chef",
+    "scientist",
+    "carpenter",
+    "librarian",
+    "surgeon",
+    "painter",
+)
+
+
+def make_requests(n: int, max_tokens: int) -> list[GenerationRequest]:
+    """``n`` persona prompts with greedy decoding."""
+    decoding = DecodingConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
+    return [
+        GenerationRequest(
+            key=f"bench-{i}",
+            messages=(ChatMessage("user", f"Describe a {SUBJECTS[i % len(SUBJECTS)]}."),),
+            decoding=decoding,
+        )
+        for i in range(n)
+    ]
+
+
+def bare_loop(backend: HFBackend, requests: list[GenerationRequest], batch_size: int) -> list[str]:
+    """The same batches through ``model.generate`` directly; returns the decoded texts."""
+    loaded = backend.load()
+    tok, model = loaded.tokenizer, loaded.model
+    texts = []
+    for start in range(0, len(requests), batch_size):
+        batch = requests[start : start + batch_size]
+        prompts = [
+            tok.apply_chat_template(
+                [{"role": m.role, "content": m.content} for m in r.messages],
+                tokenize=False,
+                add_generation_prompt=True,
+            )
+            for r in batch
+        ]
+        encoded = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
+        with torch.inference_mode():
+            output = model.generate(
+                **encoded,
+                max_new_tokens=batch[0].decoding.max_tokens,
+                do_sample=False,
+                temperature=None,
+                top_p=None,
+                top_k=None,
+                pad_token_id=loaded.pad_id,
+                eos_token_id=sorted(loaded.eos_ids),
+            )
+        for row in output[:, encoded["input_ids"].shape[1] :].tolist():
+            end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), len(row))
+            texts.append(tok.decode(row[:end], skip_special_tokens=True).strip())
+    return texts
+
+
+async def wrapped(
+    model: ResilientModel, requests: list[GenerationRequest]
+) -> list[GenerationResponse]:
+    """Every request through ``ResilientModel.generate_many``."""
+    return [r async for r in model.generate_many(requests)]
+
+
+def main() -> None:
+    """Run the comparison and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--prompts", type=int, default=16)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    backend = embedded_backend({"batch_size": args.batch_size})
+    started = time.perf_counter()
+    backend.load()
+    print(
+        f"model loaded in {time.perf_counter() - started:.1f} s;"
+        f" torch threads {torch.get_num_threads()}"
+    )
+    requests = make_requests(args.prompts, args.max_tokens)
+    model = ResilientModel(backend, max_concurrency=1)
+    bare_times, wrapped_times = [], []
+    bare_texts: list[str] = []
+    responses: list[GenerationResponse] = []
+    for _ in range(args.repeats):
+        t0 = time.perf_counter()
+        bare_texts = bare_loop(backend, requests, args.batch_size)
+        bare_times.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        responses = asyncio.run(wrapped(model, requests))
+        wrapped_times.append(time.perf_counter() - t0)
+    same = sorted(r.text for r in responses) == sorted(bare_texts)
+    tokens = sum(r.completion_tokens or 0 for r in responses)
+    errors = sum(r.stop_reason is StopReason.ERROR for r in responses)
+    bare_s, wrapped_s = min(bare_times), min(wrapped_times)
+    print(
+        f"{len(requests)} prompts, batch {args.batch_size}, max_tokens {args.max_tokens}: "
+        f"{tokens} generated tokens; identical texts: {same}; errors: {errors}"
+    )
+    runs = ", ".join(f"{t:.2f}" for t in bare_times)
+    print(f"bare model.generate loop    : {tokens / bare_s:8.1f} tokens/s (runs: {runs} s)")
+    runs = ", ".join(f"{t:.2f}" for t in wrapped_times)
+    print(f"ResilientModel.generate_many: {tokens / wrapped_s:8.1f} tokens/s (runs: {runs} s)")
+    print(f"wrapper overhead: {100.0 * (wrapped_s - bare_s) / bare_s:+.1f} %")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""The README's main job: ``gasp run --quick`` on the embedded model, within its budget."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gasp.backends import DecodingConfig
+from gasp.cli import app
+from gasp.cli._run import QUICK, quick_study
+from gasp.runner import estimate_plan, plan_study
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+#: Throughput of the embedded SmolLM2-135M model at batch 16 on two CPU cores.
+EMBEDDED_TOKENS_PER_S = 90.0
+#: Model load, analysis (GloVe), probe (MiniLM) and report, measured on a quick run.
+FIXED_OVERHEAD_S = 150.0
+BUDGET_S = 15 * 60
+
+
+def test_readme_main_job_is_gasp_run_quick() -> None:
+    text = README.read_text(encoding="utf-8")
+    quick_start = text.split("## Quick start", 1)[1].split("##", 1)[0]
+    first_block = re.search(r"```bash\n(.*?)```", quick_start, re.S)
+    assert first_block is not None
+    command = first_block.group(1).strip()
+    assert command.startswith("scripts/setup.sh && .venv/bin/gasp run --quick")
+    assert "version" not in command
+
+
+def test_quick_preset_fits_the_budget_in_the_worst_case() -> None:
+    study = quick_study()
+    assert [s.name for s in study.subjects] == list(QUICK.occupations)
+    assert study.n == QUICK.n and study.stopping.cap_factor == QUICK.cap_factor
+    estimate = estimate_plan(
+        plan_study(study), study, "embedded", DecodingConfig(max_tokens=QUICK.max_tokens)
+    )
+    # Every adaptive cell running to its cap and every answer using max_tokens.
+    worst_completion = QUICK.max_tokens * estimate.requests_max
+    seconds = worst_completion / EMBEDDED_TOKENS_PER_S + FIXED_OVERHEAD_S
+    assert seconds < BUDGET_S, f"quick preset could take {seconds:.0f} s"
+    # And it still asks for both templates and all four conditions.
+    assert set(study.templates) == {"persona", "biography"}
+    assert len(study.conditions) == 4
+
+
+@pytest.mark.slow
+def test_run_on_the_embedded_model_end_to_end(tmp_path: Path) -> None:
+    """A tiny ``gasp run`` on the real embedded model: generate, analyze, report."""
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        app,
+        [
+            "run",
+            "--quick",
+            "--occupations",
+            "nurse",
+            "--templates",
+            "persona",
+            "--conditions",
+            "unspecified,woman,man",
+            "--n",
+            "1",
+            "--cap-factor",
+            "1",
+            "--max-tokens",
+            "12",
+            "--out",
+            str(out),
+            "--skip",
+            "probe",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    page = (out / "report" / "report.html").read_text(encoding="utf-8")
+    assert "SmolLM2" in page or "smollm2" in page.lower()
+    assert "Who is represented" in page
