@@ -49,7 +49,7 @@ def test_run_writes_store_results_and_report(run_dir: Path) -> None:
     page = (run_dir / "report" / "report.html").read_text(encoding="utf-8")
     assert "Who is represented" in page and "Run manifest" in page
     # The quick preset's occupations and model are in the page (from the store manifest).
-    for occupation in ("nurse", "engineer", "teacher"):
+    for occupation in ("nurse", "engineer", "software engineer"):
         assert occupation in page
     assert "mock/personas" in page
     blob = page.split('id="gasp-examples">', 1)[1].split("</script>", 1)[0]

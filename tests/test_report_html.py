@@ -384,6 +384,12 @@ def test_report_renders_with_optional_tables_missing(tmp_path: Path) -> None:
     assert "Who is represented" in page
     assert "words cannot be opened" in page
     assert not (tmp_path / "figures" / "figure3_srb.png").exists()
+    # Re-rendering into the same folder removes what the new page no longer has.
+    render_audit_report(make_results(), tmp_path)
+    assert (tmp_path / "figures" / "figure3_srb.svg").is_file()
+    render_audit_report(results, tmp_path)
+    assert not (tmp_path / "figures" / "figure3_srb.svg").exists()
+    assert not (tmp_path / "tables" / f"{SRB_TEST}.csv").exists()
     empty = render_audit_report(AuditResults(), tmp_path / "empty")
     assert "No run manifest" in empty.read_text(encoding="utf-8")
 

@@ -51,7 +51,7 @@ class QuickPreset:
     cell and per associated gender, unspecified cells capped at ``cap_factor`` x n.
     """
 
-    occupations: tuple[str, ...] = ("nurse", "engineer", "teacher")
+    occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
     n: int = 8
     max_tokens: int = 96
     cap_factor: int = 3

@@ -78,7 +78,7 @@ def _title(results: AuditResults, manifest: Mapping[str, Any] | None) -> tuple[s
     )
     model = man.get("model") or meta.get("model") or ""
     if isinstance(model, Mapping):
-        model = model.get("name") or model.get("spec") or ""
+        model = model.get("model_id") or model.get("name") or model.get("spec") or ""
     title = f"GAS(P) audit: {study_name}" + (f" on {model}" if model else "")
     bits = []
     for key in ("run_id", "created_at", "created"):

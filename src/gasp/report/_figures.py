@@ -280,6 +280,7 @@ def srb_figure(srb: pd.DataFrame | None) -> Figure | None:
         if extra in df and df[extra].nunique() > 1:
             df = df.assign(subject=df["subject"].astype(str) + " · " + df[extra].astype(str))
     df = df[df["gender"].astype(str).isin(["F", "M"])]
+    df = df[pd.to_numeric(df["score"], errors="coerce").notna()]
     subjects = sorted(df["subject"].astype(str).unique())
     if not subjects:
         return None

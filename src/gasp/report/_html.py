@@ -186,8 +186,9 @@ def html_table(
                     f"{escape(format_value(v))}</td>"
                 )
             else:
-                cls = "num" if c in numeric else "txt"
-                cells.append(f'<td class="{cls}">{escape(format_value(v))}</td>')
+                text = format_value(v)
+                cls = "num" if c in numeric else ("txt long" if len(text) > 40 else "txt")
+                cells.append(f'<td class="{cls}">{escape(text)}</td>')
         rows.append("<tr>" + "".join(cells) + "</tr>")
     more = ""
     if len(df) > len(shown):

@@ -162,7 +162,19 @@ class ReportWriter:
         tmp = path.with_name(f".{path.name}.tmp")
         tmp.write_text(self.render(), encoding="utf-8")
         tmp.replace(path)
+        self._remove_stale()
         return path
+
+    def _remove_stale(self) -> None:
+        """Delete tables and figures a previous rendering left that this one did not write."""
+        written = {p.resolve() for p in (*self.tables_written, *self.figures_written)}
+        for sub, suffixes in ((TABLES_DIR, {".csv"}), (FIGURES_DIR, {".png", ".svg"})):
+            folder = self.out_dir / sub
+            if not folder.is_dir():
+                continue
+            for file in folder.iterdir():
+                if file.is_file() and file.suffix in suffixes and file.resolve() not in written:
+                    file.unlink()
 
 
 def collect_words(tables: Iterable[pd.DataFrame | None]) -> list[str]:

@@ -40,7 +40,7 @@ class Subject:
     def __post_init__(self) -> None:
         if not self.name.strip():
             raise ConfigError("a subject name must not be empty")
-        object.__setattr__(self, "attributes", MappingProxyType(dict(self.attributes)))
+        object.__setattr__(self, "attributes", dict(self.attributes))
 
     def to_dict(self) -> dict[str, Any]:
         """This subject as plain JSON-compatible data."""
@@ -173,7 +173,7 @@ class Study:
     system_prompt: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "templates", MappingProxyType(dict(self.templates)))
+        object.__setattr__(self, "templates", dict(self.templates))
         object.__setattr__(self, "subjects", tuple(self.subjects))
         object.__setattr__(self, "conditions", tuple(self.conditions))
         if not self.name.strip():
