@@ -167,7 +167,7 @@ def classify_error(exc: BaseException) -> FaultDecision:
     if isinstance(exc, TimeoutError):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
     names = {cls.__name__ for cls in type(exc).__mro__}
-    if "APITimeoutError" in names:
+    if "APITimeoutError" in names and not _dropped_connection(exc):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
     status = getattr(exc, "status_code", None)
     if "APIStatusError" in names and isinstance(status, int):
@@ -183,6 +183,32 @@ def classify_error(exc: BaseException) -> FaultDecision:
     return FaultDecision(
         FaultAction.GIVE_UP, "unexpected", None, f"{type(exc).__name__}: {_one_line(exc)}"
     )
+
+
+_DROPPED_CONNECTION = frozenset(
+    {
+        "ServerDisconnectedError",
+        "ClientOSError",
+        "ClientConnectionResetError",
+        "RemoteProtocolError",
+    }
+)
+
+
+def _dropped_connection(exc: BaseException) -> bool:
+    """Whether a timeout reported by the client was really a dropped connection.
+
+    The openai client's aiohttp transport reports a server that hung up as a
+    connect timeout; the cause chain still holds the transport's own error.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        if type(cause).__name__ in _DROPPED_CONNECTION:
+            return True
+        cause = cause.__cause__ or cause.__context__
+    return False
 
 
 def _one_line(exc: BaseException) -> str:

@@ -67,6 +67,7 @@ class OpenAIBackend(ModelBackend):
             base_url=base_url,
             max_retries=0,
             timeout=openai.Timeout(None, connect=connect_timeout),
+            http_client=_http_client(),
         )
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
@@ -140,3 +141,13 @@ def _without_secrets(url: str) -> str:
     if port is not None:
         host = f"{host}:{port}"
     return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _http_client() -> Any:
+    """The aiohttp transport of the openai client where aiohttp is installed (several times
+    faster than the default one at high concurrency), else None for the default."""
+    try:
+        import aiohttp  # noqa: F401
+    except ImportError:
+        return None
+    return openai.DefaultAioHttpClient()

@@ -53,7 +53,7 @@ class QuickPreset:
 
     occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
     n: int = 8
-    max_tokens: int = 96
+    max_tokens: int = 80
     cap_factor: int = 3
     probe_k: int | None = None
 
