@@ -430,14 +430,20 @@ class _Runner:
         for state in self.states.values():
             self._schedule(state)
         self.progress.start(sum(self.expected.values()), summary.resumed)
-        outcome = "error"
+        failed = True
         try:
             await self._loop()
-            outcome = "complete" if summary.complete else (summary.stopped or "incomplete")
+            failed = False
         finally:
             self.progress.stop()
             self._finish()
             summary.elapsed_s = time.monotonic() - started
+            if failed:
+                outcome = "error"
+            elif summary.complete:
+                outcome = "complete"
+            else:
+                outcome = summary.stopped or "incomplete"
             self.store.end_session(session, outcome, summary.to_dict())
 
     async def _loop(self) -> None:
