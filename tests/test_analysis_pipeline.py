@@ -211,6 +211,10 @@ def test_cli_analyze_and_compare(stores: list[Path], tmp_path: Path) -> None:
     comparison = AuditResults.load(out)["model_comparison"]
     assert set(comparison["gender"]) == {"F", "M"}
     assert comparison["model_a"].eq("low").all()
+    report = tmp_path / "cmp.report" / "report.html"
+    assert report.is_file()
+    assert "report written to" in result.output
+    assert "Table 14" in report.read_text(encoding="utf-8")
 
 
 def test_cli_analyze_missing_store(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gasp.analysis._results import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES, AuditResults
 from gasp.errors import DataError
-from gasp.stats._significance import percent_change, welch_t_test
+from gasp.stats import percent_change, welch_t_test
 
 COMPARISON_COLUMNS: tuple[str, ...] = (
     "template",

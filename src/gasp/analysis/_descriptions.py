@@ -77,9 +77,14 @@ from gasp.analysis._config import ALL_TEMPLATES, AnalysisConfig
 from gasp.analysis._prepare import PreparedRun
 from gasp.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.errors import ConfigError
-from gasp.stats import Comparison, calibrated_marked_words_many, marked_words
-from gasp.stats._significance import welch_t_test
-from gasp.stats._srb import SRBResult, srb_scores
+from gasp.stats import (
+    Comparison,
+    SRBResult,
+    calibrated_marked_words_many,
+    marked_words,
+    srb_scores,
+    welch_t_test,
+)
 from gasp.text import DocTermCounts
 from gasp.text._pronouns import is_pronoun
 

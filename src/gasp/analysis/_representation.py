@@ -47,7 +47,7 @@ import pandas as pd
 
 from gasp.analysis._config import ALL_TEMPLATES, AnalysisConfig
 from gasp.analysis._prepare import PreparedRun
-from gasp.stats._significance import bernoulli_se
+from gasp.stats import bernoulli_se
 
 LABELS: tuple[str, ...] = ("F", "M", "N", "unassigned")
 _COUNT_COLS = [f"n_{g}" for g in LABELS]

@@ -21,6 +21,8 @@ from gasp.analysis._results import (
     SRB_TEST,
 )
 from gasp.cli._app import app
+from gasp.report import render_comparison_report
+from gasp.report._run_report import locate_run
 
 
 def _fmt(value: object, digits: int = 3) -> str:
@@ -141,14 +143,20 @@ def analyze(
 @app.command()
 def compare(
     runs: Annotated[list[Path], typer.Argument(help="Two or more run stores or results folders.")],
-    out: Annotated[Path, typer.Option("--out", help="Folder for the comparison tables.")],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Folder for the comparison tables (the report goes to OUT.report)."
+        ),
+    ],
     label: Annotated[
         list[str] | None, typer.Option("--label", help="Name of each run, in order.")
     ] = None,
 ) -> None:
-    """Compare the SRB scores of runs of one study (Table 14, Figure 4)."""
+    """Compare the SRB scores of runs of one study (Table 14, Figure 4) and draw its report."""
     results = compare_runs(runs, labels=label or None)
     folder = results.save(out)
+    report = render_comparison_report(results, locate_run(folder).report)
     console = Console()
     tests = results[MODEL_COMPARISON]
     table = Table(title="SRB scores between models (Welch's t-test)")
@@ -165,6 +173,7 @@ def compare(
         )
     console.print(table)
     console.print(f"results written to {folder}")
+    console.print(f"report written to {report}")
 
 
 __all__: list[str] = ["analyze", "compare"]

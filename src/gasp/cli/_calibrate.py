@@ -12,27 +12,17 @@ from rich.table import Table
 
 from gasp.cli._app import app
 from gasp.errors import DataError
-from gasp.stats._calibrated import CalibratedConfig, Comparison
-from gasp.stats._calibration import CalibrationReport, calibrate
-from gasp.stats._groups import group_mask, parse_selector, selector_name
+from gasp.io import read_generations
+from gasp.stats import (
+    CalibratedConfig,
+    CalibrationReport,
+    Comparison,
+    calibrate,
+    group_mask,
+    parse_selector,
+    selector_name,
+)
 from gasp.text import count_words
-
-
-def read_table(path: Path) -> pd.DataFrame:
-    """Read a table of generations from CSV, TSV, Parquet or JSON Lines (by extension)."""
-    if not path.is_file():
-        raise DataError(f"no such file: {path}")
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.read_json(path, lines=True)
-        if suffix == ".tsv":
-            return pd.read_csv(path, sep="\t")
-        return pd.read_csv(path)
-    except (ValueError, OSError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from exc
 
 
 def _targets(table: pd.DataFrame, target: list[str], each: str | None) -> list[dict[str, str]]:
@@ -116,10 +106,8 @@ def calibrate_command(
     ] = None,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
-    table = read_table(file)
-    if text_column not in table.columns:
-        raise DataError(f"no column {text_column!r} in {file}")
-    counts = count_words(table[text_column].fillna("").astype(str))
+    table = read_generations(file, text_column)
+    counts = count_words(table[text_column])
     unmarked_masks = {
         selector_name(sel): group_mask(table, sel) for sel in map(parse_selector, unmarked)
     }

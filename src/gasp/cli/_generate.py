@@ -18,50 +18,29 @@ from rich.table import Table
 
 from gasp.backends import DecodingConfig
 from gasp.cli._app import app
+from gasp.cli._generation_options import (
+    DEFAULT_MODEL,
+    DEFAULT_STUDY,
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConditionsOption,
+    GenerationOptions,
+    MaxConcurrencyOption,
+    MaxCostOption,
+    MaxRequestsOption,
+    ModelOption,
+    NOption,
+    OccupationsFileOption,
+    OccupationsOption,
+    StudyArgument,
+    TemperatureOption,
+    TemplatesOption,
+    TopPOption,
+)
 from gasp.errors import ConfigError
-from gasp.runner import RunOptions, RunSummary, summary_table
+from gasp.runner import RunSummary, summary_table
 from gasp.runner import generate as run_generate
 from gasp.store import export as export_store
-from gasp.studies import Study, load_study, load_subjects_csv
-
-
-def _split(value: str | None) -> list[str] | None:
-    if value is None:
-        return None
-    items = [v.strip() for v in value.split(",") if v.strip()]
-    if not items:
-        raise ConfigError("an empty list was given; separate names with commas")
-    return items
-
-
-def build_study(
-    study: str,
-    *,
-    occupations: str | None,
-    occupations_file: Path | None,
-    n: int | None,
-    templates: str | None,
-    conditions: str | None,
-) -> Study:
-    """The study named on the command line, reduced by the options."""
-    if occupations and occupations_file:
-        raise ConfigError("give --occupations or --occupations-file, not both")
-    if n is not None and n < 1:
-        raise ConfigError(f"--n must be a positive integer, got {n}")
-    spec = load_study(study)
-    if occupations_file is not None:
-        spec = spec.with_subjects(load_subjects_csv(occupations_file))
-    names = _split(occupations)
-    if names is not None:
-        unknown = [o for o in names if o not in {s.name for s in spec.subjects}]
-        if unknown:
-            raise ConfigError(
-                f"occupation {unknown[0]!r} is not in study {spec.name!r}; "
-                "pass your own list with --occupations-file"
-            )
-    return spec.restrict(
-        subjects=names, templates=_split(templates), conditions=_split(conditions), n=n
-    )
 
 
 def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
@@ -93,78 +72,41 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
 
 @app.command("generate")
 def generate_command(
-    study: Annotated[
-        str, typer.Argument(help="Built-in study name or a study file (.toml / .yaml).")
-    ] = "more-of-the-same",
-    model: Annotated[
-        str,
-        typer.Option("--model", "-m", help="provider/model, e.g. embedded, openai/gpt-4o-mini."),
-    ] = "embedded",
+    study: StudyArgument = DEFAULT_STUDY,
+    model: ModelOption = DEFAULT_MODEL,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run store to create or resume (.sqlite).")
     ] = None,
-    occupations: Annotated[
-        str | None, typer.Option(help="Only these occupations (comma separated).")
-    ] = None,
-    occupations_file: Annotated[
-        Path | None, typer.Option(help="Your own occupations CSV (column 'occupation').")
-    ] = None,
-    n: Annotated[int | None, typer.Option("--n", help="Samples per cell / per gender.")] = None,
-    templates: Annotated[str | None, typer.Option(help="Only these templates.")] = None,
-    conditions: Annotated[
-        str | None, typer.Option(help="Only these conditions (unspecified,woman,man,nonbinary).")
-    ] = None,
+    occupations: OccupationsOption = None,
+    occupations_file: OccupationsFileOption = None,
+    n: NOption = None,
+    templates: TemplatesOption = None,
+    conditions: ConditionsOption = None,
     max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 256,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 1.0,
-    top_p: Annotated[float, typer.Option(help="Nucleus sampling mass.")] = 1.0,
+    temperature: TemperatureOption = 1.0,
+    top_p: TopPOption = 1.0,
     seed: Annotated[int, typer.Option(help="Run seed; per-sample seeds derive from it.")] = 0,
-    max_concurrency: Annotated[int, typer.Option(help="Most requests in flight.")] = 16,
-    base_url: Annotated[
-        str | None, typer.Option(help="Server URL for openai-compatible/ models.")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key.")
-    ] = None,
+    max_concurrency: MaxConcurrencyOption = 16,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the planned requests, tokens and cost.")
     ] = False,
-    max_requests: Annotated[
-        int | None, typer.Option(help="Stop cleanly after this many requests (resumable).")
-    ] = None,
-    max_cost: Annotated[
-        float | None, typer.Option(help="Stop cleanly before this many USD (openai/ models).")
-    ] = None,
+    max_requests: MaxRequestsOption = None,
+    max_cost: MaxCostOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    spec = build_study(
-        study,
-        occupations=occupations,
-        occupations_file=occupations_file,
-        n=n,
-        templates=templates,
-        conditions=conditions,
-    )
-    decoding = DecodingConfig(
-        temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed
-    )
+    generation = GenerationOptions.from_values(locals())
+    spec = generation.build_study()
+    decoding = generation.decoding()
     if out is None and not dry_run:
         raise ConfigError(
             "--out is required (the run store to create or resume, e.g. runs/NAME.sqlite)"
         )
-    options = RunOptions(
-        decoding=decoding,
-        seed=seed,
-        max_concurrency=max_concurrency,
-        max_requests=max_requests,
-        max_cost=max_cost,
-        dry_run=dry_run,
-        base_url=base_url,
-        api_key_env=api_key_env,
-        progress=not quiet,
-    )
+    options = generation.run_options(progress=not quiet, dry_run=dry_run)
     stdout = Console()
     summary = run_generate(spec, model, out, options, console=Console(stderr=True))
     if dry_run:

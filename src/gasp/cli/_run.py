@@ -21,9 +21,27 @@ import typer
 from rich.console import Console
 
 from gasp.analysis import AnalysisConfig, AuditResults, analyze_run
-from gasp.backends import DecodingConfig
 from gasp.cli._app import app
-from gasp.cli._generate import build_study
+from gasp.cli._generation_options import (
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_STUDY,
+    ApiKeyEnvOption,
+    BaseUrlOption,
+    ConditionsOption,
+    GenerationOptions,
+    MaxConcurrencyOption,
+    MaxCostOption,
+    MaxRequestsOption,
+    ModelOption,
+    NOption,
+    OccupationsFileOption,
+    OccupationsOption,
+    StudyArgument,
+    TemperatureOption,
+    TemplatesOption,
+    TopPOption,
+)
 from gasp.errors import ConfigError, DataError, GaspError
 from gasp.report import ReportOptions
 from gasp.report._run_report import RunPaths, render_run_report, run_folder_paths
@@ -61,28 +79,15 @@ class QuickPreset:
 QUICK = QuickPreset()
 
 
-def with_cap_factor(study: Study, cap_factor: int | None) -> Study:
-    """``study`` with its unspecified cells stopped at ``cap_factor`` x n (None: unchanged)."""
-    if cap_factor is None:
-        return study
-    if cap_factor < 1:
-        raise ConfigError(f"--cap-factor must be at least 1, got {cap_factor}")
-    return dataclasses.replace(
-        study, stopping=dataclasses.replace(study.stopping, cap_factor=cap_factor)
-    )
-
-
 def quick_study(study: str = "more-of-the-same", preset: QuickPreset = QUICK) -> Study:
     """The study ``gasp run --quick`` generates."""
-    spec = build_study(
-        study,
+    options = GenerationOptions(
+        study=study,
         occupations=",".join(preset.occupations),
-        occupations_file=None,
         n=preset.n,
-        templates=None,
-        conditions=None,
+        cap_factor=preset.cap_factor,
     )
-    return with_cap_factor(spec, preset.cap_factor)
+    return options.build_study()
 
 
 def _slug(text: str) -> str:
@@ -143,13 +148,8 @@ def _probe(paths: RunPaths, embeddings: str, k: int | None, seed: int, console: 
 
 @app.command("run")
 def run_command(
-    study: Annotated[
-        str, typer.Argument(help="Built-in study name or a study file (.toml / .yaml).")
-    ] = "more-of-the-same",
-    model: Annotated[
-        str,
-        typer.Option("--model", "-m", help="provider/model, e.g. embedded, openai/gpt-4o-mini."),
-    ] = "embedded",
+    study: StudyArgument = DEFAULT_STUDY,
+    model: ModelOption = DEFAULT_MODEL,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run folder (default runs/<study>-<model>).")
     ] = None,
@@ -161,37 +161,23 @@ def run_command(
             f"max {QUICK.max_tokens} tokens (explicit options override).",
         ),
     ] = False,
-    occupations: Annotated[
-        str | None, typer.Option(help="Only these occupations (comma separated).")
-    ] = None,
-    occupations_file: Annotated[
-        Path | None, typer.Option(help="Your own occupations CSV (column 'occupation').")
-    ] = None,
-    n: Annotated[int | None, typer.Option("--n", help="Samples per cell / per gender.")] = None,
-    templates: Annotated[str | None, typer.Option(help="Only these templates.")] = None,
-    conditions: Annotated[
-        str | None, typer.Option(help="Only these conditions (unspecified,woman,man,nonbinary).")
-    ] = None,
+    occupations: OccupationsOption = None,
+    occupations_file: OccupationsFileOption = None,
+    n: NOption = None,
+    templates: TemplatesOption = None,
+    conditions: ConditionsOption = None,
     cap_factor: Annotated[
         int | None, typer.Option(help="Stop an unspecified cell at this many times n samples.")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Most tokens per answer.")] = None,
-    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 1.0,
-    top_p: Annotated[float, typer.Option(help="Nucleus sampling mass.")] = 1.0,
+    temperature: TemperatureOption = 1.0,
+    top_p: TopPOption = 1.0,
     seed: Annotated[int, typer.Option(help="Run seed (generation, bootstrap, probe).")] = 0,
-    max_concurrency: Annotated[int, typer.Option(help="Most requests in flight.")] = 16,
-    base_url: Annotated[
-        str | None, typer.Option(help="Server URL for openai-compatible/ models.")
-    ] = None,
-    api_key_env: Annotated[
-        str | None, typer.Option(help="Environment variable holding the API key.")
-    ] = None,
-    max_requests: Annotated[
-        int | None, typer.Option(help="Stop cleanly after this many requests (resumable).")
-    ] = None,
-    max_cost: Annotated[
-        float | None, typer.Option(help="Stop cleanly before this many USD (openai/ models).")
-    ] = None,
+    max_concurrency: MaxConcurrencyOption = 16,
+    base_url: BaseUrlOption = None,
+    api_key_env: ApiKeyEnvOption = None,
+    max_requests: MaxRequestsOption = None,
+    max_cost: MaxCostOption = None,
     min_samples: Annotated[
         int | None,
         typer.Option(help="Generations per associated gender an occupation needs (default n)."),
@@ -221,7 +207,8 @@ def run_command(
         max_tokens = max_tokens if max_tokens is not None else QUICK.max_tokens
         cap_factor = cap_factor if cap_factor is not None else QUICK.cap_factor
     if max_tokens is None:
-        max_tokens = 256
+        max_tokens = DEFAULT_MAX_TOKENS
+    generation = GenerationOptions.from_values(locals())
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     if out is None:
@@ -237,30 +224,8 @@ def run_command(
     index = 0
     if Step.generate in steps:
         index += 1
-        decoding = DecodingConfig(
-            temperature=temperature, top_p=top_p, max_tokens=max_tokens, seed=seed
-        )
-        options = RunOptions(
-            decoding=decoding,
-            seed=seed,
-            max_concurrency=max_concurrency,
-            max_requests=max_requests,
-            max_cost=max_cost,
-            base_url=base_url,
-            api_key_env=api_key_env,
-            progress=True,
-        )
-        spec = with_cap_factor(
-            build_study(
-                study,
-                occupations=occupations,
-                occupations_file=occupations_file,
-                n=n,
-                templates=templates,
-                conditions=conditions,
-            ),
-            cap_factor,
-        )
+        options = generation.run_options(progress=True)
+        spec = generation.build_study()
         _timed(
             console,
             index,
