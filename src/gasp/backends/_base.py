@@ -10,6 +10,7 @@ exceptions.
 from __future__ import annotations
 
 import abc
+import asyncio
 import enum
 import math
 from collections.abc import Sequence
@@ -114,3 +115,27 @@ class ModelBackend(abc.ABC):
 
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or device memory."""
+
+
+class ThreadedBatchBackend(ModelBackend):
+    """A local backend whose blocking batch call runs in a worker thread.
+
+    Subclasses implement :meth:`_generate_sync`; one request is a batch of one.
+    """
+
+    supports_batching = True
+
+    async def generate(self, request: GenerationRequest) -> GenerationResponse:
+        """Generate one response (a batch of one)."""
+        (response,) = await self.generate_batch([request])
+        return response
+
+    async def generate_batch(
+        self, requests: Sequence[GenerationRequest]
+    ) -> list[GenerationResponse]:
+        """Generate a batch in a worker thread, leaving the event loop free."""
+        return await asyncio.to_thread(self._generate_sync, list(requests))
+
+    @abc.abstractmethod
+    def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        """Generate one response per request, in order (blocking)."""

@@ -14,18 +14,22 @@ per process.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib.util
 import io
 import os
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._base import (
+    GenerationRequest,
+    GenerationResponse,
+    StopReason,
+    ThreadedBatchBackend,
+)
 from gasp.backends._options import Options
 from gasp.errors import BackendError
 
@@ -139,15 +143,13 @@ def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32")
         return loaded
 
 
-class HFBackend(ModelBackend):
+class HFBackend(ThreadedBatchBackend):
     """A transformers causal language model generating batches in process.
 
     Options (``from_spec``): ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``
     ...), ``dtype`` (``float32``, ``float16``, ``bfloat16``, ``auto``),
     ``batch_size`` (default 16) and ``gguf_file`` (a GGUF file in the folder).
     """
-
-    supports_batching = True
 
     def __init__(
         self,
@@ -186,18 +188,8 @@ class HFBackend(ModelBackend):
         """Load the model now (it otherwise loads on the first request)."""
         return load_model(self.source, self.device, self.dtype)
 
-    async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        """Generate one response (a batch of one)."""
-        (response,) = await self.generate_batch([request])
-        return response
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        """Generate a batch in a worker thread; one device call per decoding setting."""
-        return await asyncio.to_thread(self._generate_sync, list(requests))
-
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
+        """Generate the batch: one device call per decoding setting."""
         loaded = self.load()
         groups: dict[tuple[float, float, int], list[int]] = {}
         for i, r in enumerate(requests):

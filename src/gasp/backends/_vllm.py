@@ -6,27 +6,29 @@ every request keeps its own seed. The engine is created on the first batch.
 
 from __future__ import annotations
 
-import asyncio
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._base import (
+    GenerationRequest,
+    GenerationResponse,
+    StopReason,
+    ThreadedBatchBackend,
+)
 from gasp.backends._options import Options
 from gasp.errors import BackendError
 
 VLLM_INSTALL = "pip install 'gasp[vllm]'"
 
 
-class VLLMBackend(ModelBackend):
+class VLLMBackend(ThreadedBatchBackend):
     """Batches requests through ``vllm.LLM.chat``.
 
     Options: ``batch_size`` (default 64), ``dtype`` (default ``auto``),
     ``gpu_memory_utilization`` (default 0.9), ``max_model_len`` (default: the
     model's), ``tensor_parallel_size`` (default 1).
     """
-
-    supports_batching = True
 
     def __init__(self, model: str, *, batch_size: int = 64, engine_args: Mapping[str, Any]):
         self.model = model
@@ -66,17 +68,6 @@ class VLLMBackend(ModelBackend):
                 first = " ".join(str(exc).split())[:200]
                 raise BackendError(f"cannot start vLLM for {self.model!r}: {first}") from None
         return self._llm
-
-    async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        """Generate one response (a batch of one)."""
-        (response,) = await self.generate_batch([request])
-        return response
-
-    async def generate_batch(
-        self, requests: Sequence[GenerationRequest]
-    ) -> list[GenerationResponse]:
-        """Generate a batch in a worker thread."""
-        return await asyncio.to_thread(self._generate_sync, list(requests))
 
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         import vllm

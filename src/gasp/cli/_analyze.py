@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -35,6 +36,16 @@ def _fmt(value: object, digits: int = 3) -> str:
     if number != 0 and abs(number) < 10 ** (-digits):
         return f"{number:.2e}"
     return f"{number:.{digits}f}"
+
+
+def _table(title: str, columns: Sequence[str], rows: Iterable[Sequence[str]]) -> Table:
+    """A rich table titled ``title`` with these columns and rows."""
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _summary(results: AuditResults, console: Console) -> None:
@@ -78,11 +89,8 @@ def _summary(results: AuditResults, console: Console) -> None:
         )
     tests = results.get(SRB_TEST)
     if tests is not None and not tests.empty:
-        table = Table(title="SRB: associated women vs associated men (Table 13)")
-        for column in ("template", "test", "statistic", "p-value", "mean F", "mean M", "n"):
-            table.add_column(column)
-        for _, r in tests.iterrows():
-            table.add_row(
+        rows = [
+            (
                 str(r["template"]),
                 str(r["test"]),
                 _fmt(r["statistic"]),
@@ -91,7 +99,15 @@ def _summary(results: AuditResults, console: Console) -> None:
                 _fmt(r["mean_M"]),
                 str(r["n_subjects_F"]),
             )
-        console.print(table)
+            for _, r in tests.iterrows()
+        ]
+        console.print(
+            _table(
+                "SRB: associated women vs associated men (Table 13)",
+                ("template", "test", "statistic", "p-value", "mean F", "mean M", "n"),
+                rows,
+            )
+        )
 
 
 @app.command()
@@ -158,12 +174,8 @@ def compare(
     folder = results.save(out)
     report = render_comparison_report(results, locate_run(folder).report)
     console = Console()
-    tests = results[MODEL_COMPARISON]
-    table = Table(title="SRB scores between models (Welch's t-test)")
-    for column in ("template", "gender", "model a", "model b", "t", "p-value"):
-        table.add_column(column)
-    for _, r in tests.iterrows():
-        table.add_row(
+    rows = [
+        (
             str(r["template"]),
             str(r["gender"]),
             str(r["model_a"]),
@@ -171,7 +183,15 @@ def compare(
             _fmt(r["statistic"]),
             _fmt(r["p_value"], 4),
         )
-    console.print(table)
+        for _, r in results[MODEL_COMPARISON].iterrows()
+    ]
+    console.print(
+        _table(
+            "SRB scores between models (Welch's t-test)",
+            ("template", "gender", "model a", "model b", "t", "p-value"),
+            rows,
+        )
+    )
     console.print(f"results written to {folder}")
     console.print(f"report written to {report}")
 

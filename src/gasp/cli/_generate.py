@@ -17,26 +17,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.backends import DecodingConfig
+from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.cli._generation_options import (
-    DEFAULT_MODEL,
-    DEFAULT_STUDY,
-    ApiKeyEnvOption,
-    BaseUrlOption,
-    ConditionsOption,
-    GenerationOptions,
-    MaxConcurrencyOption,
-    MaxCostOption,
-    MaxRequestsOption,
-    ModelOption,
-    NOption,
-    OccupationsFileOption,
-    OccupationsOption,
-    StudyArgument,
-    TemperatureOption,
-    TemplatesOption,
-    TopPOption,
-)
 from gasp.errors import ConfigError
 from gasp.runner import RunSummary, summary_table
 from gasp.runner import generate as run_generate
@@ -72,34 +54,34 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
 
 @app.command("generate")
 def generate_command(
-    study: StudyArgument = DEFAULT_STUDY,
-    model: ModelOption = DEFAULT_MODEL,
+    study: gen.StudyArgument = gen.DEFAULT_STUDY,
+    model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run store to create or resume (.sqlite).")
     ] = None,
-    occupations: OccupationsOption = None,
-    occupations_file: OccupationsFileOption = None,
-    n: NOption = None,
-    templates: TemplatesOption = None,
-    conditions: ConditionsOption = None,
+    occupations: gen.OccupationsOption = None,
+    occupations_file: gen.OccupationsFileOption = None,
+    n: gen.NOption = None,
+    templates: gen.TemplatesOption = None,
+    conditions: gen.ConditionsOption = None,
     max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 256,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 1.0,
+    temperature: gen.TemperatureOption = 1.0,
+    top_p: gen.TopPOption = 1.0,
     seed: Annotated[int, typer.Option(help="Run seed; per-sample seeds derive from it.")] = 0,
-    max_concurrency: MaxConcurrencyOption = 16,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
+    max_concurrency: gen.MaxConcurrencyOption = 16,
+    base_url: gen.BaseUrlOption = None,
+    api_key_env: gen.ApiKeyEnvOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the planned requests, tokens and cost.")
     ] = False,
-    max_requests: MaxRequestsOption = None,
-    max_cost: MaxCostOption = None,
+    max_requests: gen.MaxRequestsOption = None,
+    max_cost: gen.MaxCostOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    generation = GenerationOptions.from_values(locals())
+    generation = gen.GenerationOptions.from_values(locals())
     spec = generation.build_study()
     decoding = generation.decoding()
     if out is None and not dry_run:

@@ -21,27 +21,8 @@ import typer
 from rich.console import Console
 
 from gasp.analysis import AnalysisConfig, AuditResults, analyze_run
+from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.cli._generation_options import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_STUDY,
-    ApiKeyEnvOption,
-    BaseUrlOption,
-    ConditionsOption,
-    GenerationOptions,
-    MaxConcurrencyOption,
-    MaxCostOption,
-    MaxRequestsOption,
-    ModelOption,
-    NOption,
-    OccupationsFileOption,
-    OccupationsOption,
-    StudyArgument,
-    TemperatureOption,
-    TemplatesOption,
-    TopPOption,
-)
 from gasp.errors import ConfigError, DataError, GaspError
 from gasp.report import ReportOptions
 from gasp.report._run_report import RunPaths, render_run_report, run_folder_paths
@@ -81,7 +62,7 @@ QUICK = QuickPreset()
 
 def quick_study(study: str = "more-of-the-same", preset: QuickPreset = QUICK) -> Study:
     """The study ``gasp run --quick`` generates."""
-    options = GenerationOptions(
+    options = gen.GenerationOptions(
         study=study,
         occupations=",".join(preset.occupations),
         n=preset.n,
@@ -148,8 +129,8 @@ def _probe(paths: RunPaths, embeddings: str, k: int | None, seed: int, console: 
 
 @app.command("run")
 def run_command(
-    study: StudyArgument = DEFAULT_STUDY,
-    model: ModelOption = DEFAULT_MODEL,
+    study: gen.StudyArgument = gen.DEFAULT_STUDY,
+    model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run folder (default runs/<study>-<model>).")
     ] = None,
@@ -161,23 +142,23 @@ def run_command(
             f"max {QUICK.max_tokens} tokens (explicit options override).",
         ),
     ] = False,
-    occupations: OccupationsOption = None,
-    occupations_file: OccupationsFileOption = None,
-    n: NOption = None,
-    templates: TemplatesOption = None,
-    conditions: ConditionsOption = None,
+    occupations: gen.OccupationsOption = None,
+    occupations_file: gen.OccupationsFileOption = None,
+    n: gen.NOption = None,
+    templates: gen.TemplatesOption = None,
+    conditions: gen.ConditionsOption = None,
     cap_factor: Annotated[
         int | None, typer.Option(help="Stop an unspecified cell at this many times n samples.")
     ] = None,
     max_tokens: Annotated[int | None, typer.Option(help="Most tokens per answer.")] = None,
-    temperature: TemperatureOption = 1.0,
-    top_p: TopPOption = 1.0,
+    temperature: gen.TemperatureOption = 1.0,
+    top_p: gen.TopPOption = 1.0,
     seed: Annotated[int, typer.Option(help="Run seed (generation, bootstrap, probe).")] = 0,
-    max_concurrency: MaxConcurrencyOption = 16,
-    base_url: BaseUrlOption = None,
-    api_key_env: ApiKeyEnvOption = None,
-    max_requests: MaxRequestsOption = None,
-    max_cost: MaxCostOption = None,
+    max_concurrency: gen.MaxConcurrencyOption = 16,
+    base_url: gen.BaseUrlOption = None,
+    api_key_env: gen.ApiKeyEnvOption = None,
+    max_requests: gen.MaxRequestsOption = None,
+    max_cost: gen.MaxCostOption = None,
     min_samples: Annotated[
         int | None,
         typer.Option(help="Generations per associated gender an occupation needs (default n)."),
@@ -207,8 +188,8 @@ def run_command(
         max_tokens = max_tokens if max_tokens is not None else QUICK.max_tokens
         cap_factor = cap_factor if cap_factor is not None else QUICK.cap_factor
     if max_tokens is None:
-        max_tokens = DEFAULT_MAX_TOKENS
-    generation = GenerationOptions.from_values(locals())
+        max_tokens = gen.DEFAULT_MAX_TOKENS
+    generation = gen.GenerationOptions.from_values(locals())
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     if out is None:

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.report._html import plain_text
 from gasp.text import count_words, normalize
 
 #: Example groups in display order: (key, label).
@@ -49,17 +50,6 @@ def _clean_label(value: object) -> str | None:
         return None
     text = str(value).strip()
     return text if text in _GENDERS else None
-
-
-def _plain(value: object) -> str:
-    if value is None:
-        return ""
-    try:
-        if pd.isna(value):  # type: ignore[call-overload]
-            return ""
-    except (TypeError, ValueError):
-        pass
-    return str(value)
 
 
 def sample_genders(
@@ -145,8 +135,12 @@ def build_example_index(
     doc_ids: dict[int, int] = {}
     docs: list[list[Any]] = []
     spans_of: dict[int, dict[str, list[int]]] = {}
-    subjects = [_plain(v) for v in frame["subject"]] if "subject" in frame else [""] * len(texts)
-    templates = [_plain(v) for v in frame["template"]] if "template" in frame else [""] * len(texts)
+    subjects = (
+        [plain_text(v) for v in frame["subject"]] if "subject" in frame else [""] * len(texts)
+    )
+    templates = (
+        [plain_text(v) for v in frame["template"]] if "template" in frame else [""] * len(texts)
+    )
     out_words: dict[str, Any] = {}
     for j, word in enumerate(words_present):
         rows = sub.indices[sub.indptr[j] : sub.indptr[j + 1]]

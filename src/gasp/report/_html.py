@@ -86,6 +86,13 @@ def format_value(value: object, digits: int = 4) -> str:
         return f"{x:.{digits}g}" if abs(x) >= 1 else f"{x:.{digits}f}".rstrip("0").rstrip(".")
     if isinstance(value, np.integer):
         return str(int(value))
+    return plain_text(value)
+
+
+def plain_text(value: object) -> str:
+    """``value`` as text, with None and missing values (NaN, NA, NaT) blank."""
+    if value is None:
+        return ""
     try:
         if pd.isna(value):  # type: ignore[call-overload]
             return ""

@@ -50,8 +50,13 @@ import scipy.sparse as sp
 from gasp.errors import ConfigError, DataError
 from gasp.stats._english_prior import BROWN_CORPUS_TOKENS, ENGLISH_SOURCES, english_prior
 from gasp.stats._log_odds import log_odds_z
-from gasp.stats._marked_words import DEFAULT_THRESHOLD, _check_options, marked_words_table
-from gasp.stats._multiple_testing import bh_reject
+from gasp.stats._marked_words import (
+    DEFAULT_THRESHOLD,
+    _check_mask,
+    _check_options,
+    _passes,
+    marked_words_table,
+)
 from gasp.text import DocTermCounts
 
 #: Fixed part of the calibration words ``W``: the 22 most frequent English function
@@ -212,15 +217,6 @@ def calibrated_terms(
     return CalibratedTerms(prior=prior, r1=r1, r2=r2, calibration=calibration, z=z)
 
 
-def _check_mask(mask: np.ndarray, n_rows: int, what: str) -> np.ndarray:
-    arr = np.asarray(mask)
-    if arr.dtype != bool or arr.shape != (n_rows,):
-        raise DataError(f"the {what} must be a boolean mask with one entry per text ({n_rows})")
-    if not arr.any():
-        raise DataError(f"the {what} selects no texts")
-    return arr
-
-
 class _GroupSums:
     """Distinct row masks and their word totals, all from one sparse matrix product."""
 
@@ -376,13 +372,7 @@ class _Batch:
         """(comparisons, words) mask of marked words, the rule of ``marked_words_table``."""
         target = self.pairs.totals[self.pairs.target]
         enough = target >= min_count
-        finite = np.isfinite(z)
-        if fdr_alpha is None:
-            passes = finite & (np.where(finite, z, -np.inf) > threshold)
-        else:
-            positive = finite & (np.where(finite, z, 0.0) > 0)
-            passes = positive & bh_reject(z, fdr_alpha, tested=enough)
-        passes &= enough
+        passes = _passes(z, enough, threshold, fdr_alpha) & enough
         return np.logical_and.reduceat(passes, self.starts, axis=0)
 
 

@@ -99,12 +99,7 @@ def marked_words_table(
     if z_all.shape != (len(names), n_words) or target.shape != (n_words,):
         raise ValueError("counts and z-scores must have one entry per vocabulary word")
     enough = target >= min_count
-    finite = np.isfinite(z_all)
-    if fdr_alpha is None:
-        passes = finite & (np.where(finite, z_all, -np.inf) > threshold)
-    else:
-        positive = finite & (np.where(finite, z_all, 0.0) > 0)
-        passes = positive & bh_reject(z_all, fdr_alpha, tested=enough)
+    passes = _passes(z_all, enough, threshold, fdr_alpha)
     significant = passes.all(axis=0) & enough
     columns: dict[str, np.ndarray] = {"word": vocab, "count_target": target}
     for name in names:
@@ -120,6 +115,18 @@ def marked_words_table(
         ["z_sum", "word"], ascending=[False, True], na_position="last", kind="mergesort"
     )
     return table.reset_index(drop=True)
+
+
+def _passes(
+    z: np.ndarray, enough: np.ndarray, threshold: float, fdr_alpha: float | None
+) -> np.ndarray:
+    """Where ``z`` passes: above ``threshold``, or (with ``fdr_alpha``) positive and
+    rejected by Benjamini-Hochberg among the words marked in ``enough``."""
+    finite = np.isfinite(z)
+    if fdr_alpha is None:
+        return finite & (np.where(finite, z, -np.inf) > threshold)
+    positive = finite & (np.where(finite, z, 0.0) > 0)
+    return positive & bh_reject(z, fdr_alpha, tested=enough)
 
 
 def _check_mask(mask: np.ndarray, n_rows: int, what: str) -> np.ndarray:
