@@ -14,16 +14,15 @@ per process.
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import os
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from gasp._quiet import quiet_model_loading
 from gasp.backends._base import (
     GenerationRequest,
     GenerationResponse,
@@ -87,25 +86,6 @@ def _resolve_device(device: str) -> str:
     return device
 
 
-@contextlib.contextmanager
-def _quiet_loading() -> Iterator[None]:
-    """Hide transformers' per-tensor progress bars while a model loads (gasp shows its own).
-
-    The GGUF conversion draws a plain tqdm bar on standard error that the transformers
-    switch does not reach, so standard error is held back during the load as well.
-    """
-    from transformers.utils import logging as hf_logging
-
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        with contextlib.redirect_stderr(io.StringIO()):
-            yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
 def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32") -> _Loaded:
     """Load (once per process) the model and tokenizer of ``source`` onto ``device``."""
     key = (source, device, dtype)
@@ -116,7 +96,7 @@ def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32")
         if source.gguf_file is not None:
             extra["gguf_file"] = source.gguf_file
         try:
-            with _quiet_loading():
+            with quiet_model_loading():
                 tokenizer = AutoTokenizer.from_pretrained(source.name_or_path, **extra)
                 model: Any = AutoModelForCausalLM.from_pretrained(
                     source.name_or_path, dtype=_DTYPES.get(dtype, "auto"), **extra

