@@ -159,3 +159,12 @@ def test_permutation_test_null_is_not_significant() -> None:
     res = permutation_test(values, labels, diff, rng=np.random.default_rng(12), n_permutations=500)
     assert res.p_value > 0.05
     assert res.p_value >= 1 / 501
+
+
+def test_welch_values_equal_up_to_rounding_have_no_variance() -> None:
+    a = np.full(10, 0.1) + np.arange(10) * 1e-15  # the same score along two paths
+    assert a.var() > 0
+    b = np.full(10, 0.3)
+    result = welch_t_test(a, b)
+    assert np.isnan(result.t) and np.isnan(result.p_value)
+    assert result.reason is not None and "zero variance" in result.reason

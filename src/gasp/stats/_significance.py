@@ -64,6 +64,9 @@ def _check_alternative(alternative: str) -> None:
         raise ConfigError(f"alternative must be one of {', '.join(_ALTERNATIVES)}: {alternative!r}")
 
 
+_RELATIVE_ROUNDING = 1e-12
+
+
 def welch_t_test(a: Any, b: Any, *, alternative: Alternative = "two-sided") -> WelchResult:
     """Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``) with NaNs dropped and counted.
 
@@ -102,7 +105,11 @@ def welch_t_test(a: Any, b: Any, *, alternative: Alternative = "two-sided") -> W
             nan, nan, nan, f"Welch's t-test needs at least 2 values per group, got {n_a} and {n_b}"
         )
     va, vb = xa.var(ddof=1) / n_a, xb.var(ddof=1) / n_b
-    if va + vb == 0:
+    # Values equal up to floating-point rounding (the same score computed along two
+    # paths) have no real variance: t would be a meaningless ratio of rounding errors.
+    scale = max(1.0, abs(mean_a), abs(mean_b))
+    constant = max(np.ptp(xa), np.ptp(xb)) <= _RELATIVE_ROUNDING * scale
+    if va + vb == 0 or constant:
         return result(
             nan, nan, nan, "Welch's t-test is undefined when both groups have zero variance"
         )
