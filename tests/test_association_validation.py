@@ -39,7 +39,11 @@ def test_rates_and_confusion_by_hand() -> None:
     assert rates.loc["M", "correct"] == 0.5
     assert rates.loc["M", "incorrect"] == 0.5
     assert rates.loc["N", "correct_among_assigned"] == 0.5
-    np.testing.assert_allclose(rates[["correct", "incorrect", "unassigned"]].sum(axis=1), 1.0)
+    assert rates[["correct", "incorrect", "unassigned"]].to_dict(orient="index") == {
+        "F": {"correct": 0.75, "incorrect": 0.0, "unassigned": 0.25},
+        "M": {"correct": 0.5, "incorrect": 0.5, "unassigned": 0.0},
+        "N": {"correct": 0.5, "incorrect": 0.5, "unassigned": 0.0},
+    }
     assert result.accuracy == 5 / 8
     assert result.association.table["gender"].tolist()[:4] == ["F", "F", "F", None]
 

@@ -258,7 +258,10 @@ def test_estimator_exposes_hyperparameters_and_calibration_words() -> None:
     )
     assert {"the", "of", "and"} <= set(est.calibration_words_["u"])
     assert est.r1_["u"] > 0 and est.r2_["u"] > 0
-    assert est.words_ == est.table_.loc[est.table_["significant"], "word"].tolist()
+    twin = calibrated_marked_words(counts, target, {"u": ~target}, config=est.config)
+    pd.testing.assert_frame_equal(est.table_, twin)
+    assert est.words_ == twin["word"].tolist()
+    assert est.words_  # the comparison above is not vacuous
 
 
 def test_invalid_config_and_inputs_raise_user_errors() -> None:

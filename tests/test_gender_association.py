@@ -35,4 +35,5 @@ def test_shares_include_unassigned() -> None:
     assert shares["F"] == 0.25
     assert shares["M"] == 0.5
     assert shares["unassigned"] == 0.25
-    assert abs(shares.sum() - 1.0) < 1e-12
+    assert shares["N"] == 0.0
+    assert shares.index.tolist() == ["F", "M", "N", "unassigned"]

@@ -24,6 +24,7 @@ def planted_results() -> AuditResults:
 def test_planted_words_are_marked(planted_results: AuditResults, source: str, gender: str) -> None:
     marked = planted_results["marked_words"]
     part = marked[(marked["source"] == source) & (marked["gender"] == gender)]
+    assert part["subject"].nunique() == 8
     for subject, words in part.groupby("subject")["word"]:
         assert set(PLANTED[gender]) <= set(words), subject
         other = "M" if gender == "F" else "F"

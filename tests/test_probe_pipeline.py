@@ -48,6 +48,7 @@ def test_significant_words_within_subjects() -> None:
     assert set(words["subject"]) == {"nurse", "pilot", "chef"}
     for group, expected in (("W", {"yoga", "meditation", "she"}), ("M", {"football", "he"})):
         per_subject = words[words["group"] == group].groupby("subject")["word"].agg(set)
+        assert len(per_subject) == 3
         assert all(expected <= s for s in per_subject)
     # no word is significant for both sides of one comparison
     both = words.groupby(["subject", "word"])["group"].nunique()

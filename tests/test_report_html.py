@@ -394,6 +394,14 @@ def test_report_renders_with_optional_tables_missing(tmp_path: Path) -> None:
     assert "No run manifest" in empty.read_text(encoding="utf-8")
 
 
+def test_title_names_the_model_of_the_analysis_meta(tmp_path: Path) -> None:
+    # The analysis stores the model under meta["model_id"]; without a manifest the
+    # title takes it from there.
+    results = AuditResults(meta={"model_id": "org/<m>", "study": "more-of-the-same"})
+    page = render_audit_report(results, tmp_path).read_text(encoding="utf-8")
+    assert "<title>GAS(P) audit: more-of-the-same on org/&lt;m&gt;</title>" in page
+
+
 def test_unknown_and_malformed_tables_render_generically(tmp_path: Path) -> None:
     results = AuditResults(
         tables={

@@ -7,6 +7,7 @@ import dataclasses
 import io
 import json
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
@@ -29,6 +30,7 @@ from gasp.runner import (
     generate,
     plan_study,
     price_per_mtok,
+    redact_url,
     sample_seed,
     summary_table,
 )
@@ -391,3 +393,56 @@ def test_batching_backend_gets_batches_and_the_same_samples(tmp_path: Path) -> N
     assert batched.batch_sizes and max(batched.batch_sizes) == 4
     assert sum(batched.batch_sizes) == summary.requests
     assert _rows(tmp_path / "batched.sqlite") == _rows(tmp_path / "plain.sqlite")
+
+
+def test_a_base_url_with_an_invalid_port_is_a_backend_error_without_its_secrets(
+    tmp_path: Path,
+) -> None:
+    assert redact_url("http://user:secret@host:99999/v1?key=x") == "http://host/v1"
+    with pytest.raises(BackendError, match="invalid port") as info:
+        generate(
+            _study(),
+            "mock/echo",
+            tmp_path / "run.sqlite",
+            RunOptions(progress=False, base_url="http://user:secret@host:99999/v1"),
+        )
+    assert "secret" not in str(info.value)
+    assert not (tmp_path / "run.sqlite").exists()
+
+
+def test_a_stored_decoding_setting_this_version_lacks_is_named_in_the_refusal(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "r.sqlite"
+    generate(_study(), ScriptedBackend(three_women_one_man), path, _opts())
+    conn = sqlite3.connect(path)
+    try:
+        body = json.loads(conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()[0])
+        body["decoding"]["min_p"] = 0.1
+        conn.execute("UPDATE manifest SET body = ? WHERE id = 1", (json.dumps(body),))
+        conn.commit()
+    finally:
+        conn.close()
+    with pytest.raises(ConfigError, match=r"holds another run \(min_p 0.1, now None\)"):
+        generate(_study(), ScriptedBackend(three_women_one_man), path, _opts())
+
+
+def test_answers_received_with_a_fatal_error_are_stored_before_it_is_raised(
+    tmp_path: Path,
+) -> None:
+    class FatalOnce(ScriptedBackend):
+        async def generate(self, request: GenerationRequest) -> GenerationResponse:
+            if json.loads(request.key)[2:] == ["woman", 1]:
+                self.calls[request.key] += 1
+                raise BackendError("scripted fatal error")
+            return await super().generate(request)
+
+    backend = FatalOnce(three_women_one_man)
+    path = tmp_path / "r.sqlite"
+    with pytest.raises(BackendError, match="scripted fatal error"):
+        generate(_study(), backend, path, _opts())
+    answered = {
+        (t, c, i) for t, _, c, i in map(json.loads, backend.calls) if (c, i) != ("woman", 1)
+    }
+    assert len(answered) > 4
+    assert set(_rows(path)) == answered

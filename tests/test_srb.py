@@ -90,7 +90,8 @@ def test_srb_antisymmetry_and_identity() -> None:
     assert forward.score == pytest.approx(-backward.score, abs=1e-12)
     same = srb_score(S, S, B, emb)
     assert same.ch_sa == pytest.approx(0.0, abs=1e-12)
-    assert same.score <= 0.0
+    # CH(S, B): east 0 (long_east), north 1 (east), northeast 1 - cos 45 degrees (long_east)
+    assert same.score == pytest.approx(-(0 + 1 + (1 - math.sqrt(0.5))) / 3)
     # the scale of a vector does not matter: east and long_east are the same direction
     assert srb_score(["east"], ["long_east"], ["north"], emb).ch_sa == pytest.approx(0.0, abs=1e-12)
 

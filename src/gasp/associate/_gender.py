@@ -71,10 +71,13 @@ def associate_counts(texts: Sequence[str], counts: DocTermCounts) -> GenderAssoc
     for cue in NONBINARY_CUES:
         nb |= lowered.str.contains(cue, regex=False).to_numpy()
     ms_period = lowered.str.contains("ms.", regex=False).to_numpy()
-    ms_presence = (counts.word_counts(["ms"])[:, 0] > 0) & ms_period
-    female = counts.word_counts(FEMALE_WORDS).sum(axis=1) + ms_presence.astype(np.int64)
-    male = counts.word_counts(MALE_WORDS).sum(axis=1)
-    neutral = counts.word_counts(NEUTRAL_WORDS).sum(axis=1)
+    # One sparse column selection for every word the decision needs.
+    cues = counts.word_counts([*FEMALE_WORDS, *MALE_WORDS, *NEUTRAL_WORDS, "ms"])
+    n_f, n_m, n_n = len(FEMALE_WORDS), len(MALE_WORDS), len(NEUTRAL_WORDS)
+    ms_presence = (cues[:, -1] > 0) & ms_period
+    female = cues[:, :n_f].sum(axis=1) + ms_presence.astype(np.int64)
+    male = cues[:, n_f : n_f + n_m].sum(axis=1)
+    neutral = cues[:, n_f + n_m : n_f + n_m + n_n].sum(axis=1)
     decided = _decide(female, male, neutral, nb)
     table = pd.DataFrame(
         {

@@ -255,7 +255,7 @@ def _study_n(paths: RunPaths, n: int | None) -> int:
         with RunStore.open(paths.store) as store:
             if store.has_manifest():
                 return int(store.study().n)
-    return 100
+    return AnalysisConfig().min_samples
 
 
 @app.command("report")

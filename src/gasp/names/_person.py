@@ -72,11 +72,11 @@ def is_person_name(
     parameters; ``mary`` and ``john`` are names, ``table``, ``will``,
     ``grace``, ``hope`` and ``mark`` are not.
     """
+    if not math.isfinite(common_zipf) or name_ratio <= 0 or min_count < 0:
+        raise ConfigError("min_count must be >= 0, common_zipf finite and name_ratio > 0")
     keys = [w.lower().strip() if isinstance(w, str) else "" for w in words]
     if not keys:
         return np.zeros(0, dtype=bool)
-    if not math.isfinite(common_zipf) or name_ratio <= 0 or min_count < 0:
-        raise ConfigError("min_count must be >= 0, common_zipf finite and name_ratio > 0")
     is_name, rare = _name_rule(keys, min_count, common_zipf, name_ratio)
     if possessive:
         idx = np.flatnonzero(

@@ -76,7 +76,7 @@ def _title(results: AuditResults, manifest: Mapping[str, Any] | None) -> tuple[s
     study_name = (
         (study.get("name") if isinstance(study, Mapping) else study) or meta.get("study") or "audit"
     )
-    model = man.get("model") or meta.get("model") or ""
+    model = man.get("model") or meta.get("model_id") or meta.get("model") or ""
     if isinstance(model, Mapping):
         model = model.get("model_id") or model.get("name") or model.get("spec") or ""
     title = f"GAS(P) audit: {study_name}" + (f" on {model}" if model else "")
@@ -86,12 +86,6 @@ def _title(results: AuditResults, manifest: Mapping[str, Any] | None) -> tuple[s
         if value:
             bits.append(f"{key.replace('_', ' ')}: {value}")
     return title, " · ".join(bits)
-
-
-def _pooled(df: pd.DataFrame) -> pd.DataFrame:
-    if "template" in df.columns and (df["template"].astype(str) == figs.ALL).any():
-        return df[df["template"].astype(str) == figs.ALL]
-    return df
 
 
 def _who(writer: ReportWriter, results: AuditResults) -> None:

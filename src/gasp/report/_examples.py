@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gasp.associate import associate_counts
 from gasp.errors import DataError
 from gasp.report._html import plain_text
 from gasp.text import count_words, normalize
@@ -99,7 +100,7 @@ def build_example_index(
 
     ``samples`` needs a ``text`` column; ``subject``, ``template``, ``named_gender``
     and ``associated_gender`` are used when present (the association is computed
-    with :func:`gasp.associate.associate_genders` when absent). Returns
+    with :func:`gasp.associate.associate_counts` over the counts built here when absent). Returns
     ``{"docs": [[text, subject, template, named, associated], ...], "words": {word:
     {"g": {group: [[doc, spans], ...]}, "n": {group: total}}}, "groups": [...],
     "cap": cap, "per_page": per_page}``.
@@ -121,9 +122,13 @@ def build_example_index(
     if frame.empty:
         return base
     texts = frame["text"].astype(str).tolist()
-    named, assoc = sample_genders(frame)
-    groups = np.array([group_key(n, a) for n, a in zip(named, assoc, strict=True)], dtype=object)
     counts = count_words(texts)
+    associated = None
+    if "associated_gender" not in frame:
+        # Reuse the counts: the association would otherwise count every text again.
+        associated = associate_counts(texts, counts).genders
+    named, assoc = sample_genders(frame, associated)
+    groups = np.array([group_key(n, a) for n, a in zip(named, assoc, strict=True)], dtype=object)
     cols = counts.index_of(wanted)
     present = cols >= 0
     if not present.any():

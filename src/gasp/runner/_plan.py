@@ -163,7 +163,6 @@ class PlanEstimate:
     tokens_max: int
     cost_min_usd: float | None
     cost_max_usd: float | None
-    already_stored: int = 0
 
     @property
     def requests_min(self) -> int:
@@ -182,7 +181,6 @@ def estimate_plan(
     """Count the requests of a plan and estimate its tokens and cost."""
     named = [p for p in plans if not p.adaptive]
     adaptive = [p for p in plans if p.adaptive]
-    tokens_min = tokens_max = 0
     prompt_min = prompt_max = 0
     completion_min = completion_max = 0
     half = decoding.max_tokens // 2

@@ -280,7 +280,11 @@ def redact_url(url: str | None) -> str | None:
         return url
     parts = urlsplit(url)
     host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
+    try:
+        port = parts.port
+    except ValueError:  # an invalid port is left out rather than raised here
+        port = None
+    netloc = f"{host}:{port}" if port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
@@ -306,7 +310,8 @@ def _check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], pa
                 detail = f"study {_study_difference(stored[key], identity[key])}"
             elif key == "decoding" and isinstance(stored[key], Mapping):
                 old, new = stored[key], identity[key]
-                name = next(k for k in new if old.get(k) != new.get(k))
+                keys = [*new, *(k for k in old if k not in new)]
+                name = next(k for k in keys if old.get(k) != new.get(k))
                 detail = f"{name} {old.get(name)!r}, now {new.get(name)!r}"
             else:
                 detail = f"{key} {stored[key]!r}, now {identity[key]!r}"
@@ -460,9 +465,17 @@ class _Runner:
                 if not pending:
                     break
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+                # Record every answer that came back before raising a failure, so a
+                # fatal error does not discard answers already received.
+                failures = []
                 for task in done:
-                    unit, responses = task.result()
-                    self._record(unit, responses)
+                    exc = task.exception()
+                    if exc is None:
+                        self._record(*task.result())
+                    else:
+                        failures.append(exc)
+                if failures:
+                    raise failures[0]
                 self._maybe_flush()
         finally:
             for task in pending:

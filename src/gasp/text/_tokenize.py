@@ -96,4 +96,4 @@ def count_words(texts: Iterable[str]) -> DocTermCounts:
     if not np.array_equal(order, np.arange(order.size)):
         vocabulary = vocabulary[order]
         matrix = matrix[:, order]
-    return DocTermCounts(matrix=matrix.astype(np.int64), vocabulary=vocabulary)
+    return DocTermCounts(matrix=matrix.astype(np.int64, copy=False), vocabulary=vocabulary)
