@@ -22,6 +22,7 @@ from gasp.backends._personas import PersonaMix, persona_text
 from gasp.backends._resilient import ResilientModel
 from gasp.backends._resolve import PROVIDERS, resolve_backend
 from gasp.backends._retry import RetryPolicy
+from gasp.backends._urls import redact_url
 
 __all__ = [
     "MOCK_SCRIPTS",
@@ -45,5 +46,6 @@ __all__ = [
     "make_mock_backend",
     "parse_retry_after",
     "persona_text",
+    "redact_url",
     "resolve_backend",
 ]

@@ -8,7 +8,6 @@ client; it is never logged, stored or put into an error message.
 from __future__ import annotations
 
 import time
-import urllib.parse
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ from openai.types.chat import ChatCompletion
 from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
 from gasp.backends._faults import TransientBackendError, is_connect_failure
 from gasp.backends._options import Options
+from gasp.backends._urls import redact_url
 from gasp.errors import BackendError
 
 # Servers that need no key still get a bearer header; this placeholder is not a secret.
@@ -94,7 +94,7 @@ class OpenAIBackend(ModelBackend):
             )
         except openai.APIConnectionError as exc:
             if not self._reached and is_connect_failure(exc):
-                where = _without_secrets(self.base_url) if self.base_url else "the OpenAI API"
+                where = redact_url(self.base_url) if self.base_url else "the OpenAI API"
                 raise BackendError(f"{self.model_id}: cannot reach {where}") from None
             raise
         self._reached = True
@@ -134,19 +134,6 @@ class OpenAIBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.close()
-
-
-def _without_secrets(url: str) -> str:
-    """``url`` without user info or query string, which may carry credentials."""
-    parts = urllib.parse.urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if port is not None:
-        host = f"{host}:{port}"
-    return urllib.parse.urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
 def _http_client() -> Any:

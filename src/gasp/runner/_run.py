@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from rich.console import Console
 
@@ -35,6 +35,7 @@ from gasp.backends import (
     ResilientModel,
     RetryPolicy,
     StopReason,
+    redact_url,
     resolve_backend,
 )
 from gasp.errors import BackendError, ConfigError
@@ -272,20 +273,6 @@ def _check_reachable(base_url: str, timeout_s: float = 5.0) -> None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise BackendError(f"cannot reach {redact_url(base_url)}: {reason}") from None
-
-
-def redact_url(url: str | None) -> str | None:
-    """``url`` without user information, query or fragment (where credentials may hide)."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        port = parts.port
-    except ValueError:  # an invalid port is left out rather than raised here
-        port = None
-    netloc = f"{host}:{port}" if port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 
 
 def _identity(study: Study, spec: str, decoding: DecodingConfig, seed: int) -> dict[str, Any]:
