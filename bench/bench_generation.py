@@ -31,7 +31,7 @@ from gasp.backends import (
 )
 from gasp.runner import RunOptions, build_request, generate, plan_study
 from gasp.store import RunStore, SampleRecord
-from gasp.studies import Study, more_of_the_same
+from gasp.studies.more_of_the_same import Study, more_of_the_same
 
 SERVER = """
 import sys, time

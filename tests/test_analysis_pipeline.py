@@ -170,7 +170,7 @@ def test_model_comparison_rejects_bad_input() -> None:
 def stores(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """Two small runs generated through the mock backend and the runner into stores."""
     from gasp.runner import RunOptions, generate
-    from gasp.studies import more_of_the_same
+    from gasp.studies.more_of_the_same import more_of_the_same
 
     study = more_of_the_same()
     small = dataclasses.replace(

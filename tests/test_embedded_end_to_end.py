@@ -10,7 +10,7 @@ import pytest
 from gasp.backends import DecodingConfig
 from gasp.runner import RunOptions, generate
 from gasp.store import RunStore
-from gasp.studies import more_of_the_same
+from gasp.studies.more_of_the_same import more_of_the_same
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ import pytest
 from gasp.backends import RetryPolicy
 from gasp.runner import RunOptions, generate
 from gasp.store import RunStore
-from gasp.studies import more_of_the_same
+from gasp.studies.more_of_the_same import more_of_the_same
 from gasp.testing import FakeOpenAIServer
 
 SECRET = "sk-test-DO-NOT-STORE-4f1c9b"

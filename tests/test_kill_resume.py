@@ -15,7 +15,7 @@ from gasp.store import RunStore
 SCRIPT = """
 import sys
 from gasp.runner import RunOptions, generate
-from gasp.studies import load_study
+from gasp.studies.more_of_the_same import load_study
 
 study = load_study("more-of-the-same").restrict(subjects=["nurse", "pilot"], n=6)
 options = RunOptions(

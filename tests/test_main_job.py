@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from gasp.backends import DecodingConfig
 from gasp.cli import app
-from gasp.cli._run import QUICK, quick_study
-from gasp.runner import estimate_plan, plan_study
+from gasp.runner import estimate_plan
+from gasp.studies.more_of_the_same import QUICK, STUDY_TYPE
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -35,11 +35,14 @@ def test_readme_main_job_is_gasp_run_quick() -> None:
 
 
 def test_quick_preset_fits_the_budget_in_the_worst_case() -> None:
-    study = quick_study()
+    study = STUDY_TYPE.build(
+        "more-of-the-same",
+        {k: v for k, v in STUDY_TYPE.quick_options().items() if k != "max_tokens"},
+    )
     assert [s.name for s in study.subjects] == list(QUICK.occupations)
     assert study.n == QUICK.n and study.stopping.cap_factor == QUICK.cap_factor
     estimate = estimate_plan(
-        plan_study(study), study, "embedded", DecodingConfig(max_tokens=QUICK.max_tokens)
+        study.to_plan(), "embedded", DecodingConfig(max_tokens=QUICK.max_tokens)
     )
     # Every adaptive cell running to its cap and every answer using max_tokens.
     worst_completion = QUICK.max_tokens * estimate.requests_max

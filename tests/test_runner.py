@@ -21,21 +21,19 @@ from gasp.backends import (
     RetryPolicy,
     StopReason,
     TransientBackendError,
+    price_per_mtok,
+    redact_url,
 )
 from gasp.errors import BackendError, ConfigError
 from gasp.runner import (
-    CellState,
     RunOptions,
     estimate_plan,
     generate,
-    plan_study,
-    price_per_mtok,
-    redact_url,
     sample_seed,
     summary_table,
 )
 from gasp.store import RunStore
-from gasp.studies import STANDARD_CONDITIONS, StoppingRule, Study, Subject
+from gasp.studies.more_of_the_same import STANDARD_CONDITIONS, StoppingRule, Study, Subject
 
 FEMALE, MALE, NOBODY = "She is a nurse.", "He is a nurse.", "A nurse at work."
 
@@ -270,8 +268,8 @@ def test_dry_run_counts_requests_tokens_and_cost_without_a_store(tmp_path: Path)
     summary = generate(study, "openai/gpt-4o-mini", path, _opts(dry_run=True))
     est = summary.estimate
     assert est is not None and summary.dry_run and not path.exists()
-    assert (est.cells_named, est.cells_adaptive) == (1, 1)
-    assert est.requests_named == 4
+    assert (est.items_fixed, est.items_adaptive) == (1, 1)
+    assert est.requests_fixed == 4
     assert (est.requests_adaptive_min, est.requests_adaptive_max) == (4, 20)
     assert (est.requests_min, est.requests_max) == (8, 24)
     # prompts "Describe a nurse" (16 chars -> 4 tokens) and "... who is a woman" (31 -> 8),
@@ -296,31 +294,29 @@ def test_price_table_matches_dated_names_and_only_openai() -> None:
 
 
 def test_cell_state_reaches_the_same_decision_from_stored_rows_in_any_order() -> None:
-    plan = next(p for p in plan_study(_study()) if p.adaptive)
+    plan = _study().to_plan()
+    item = next(i for i in plan.items if i.attributes["named_gender"] is None)
     texts = {i: three_women_one_man("p", "nurse", "unspecified", i) for i in range(16)}
-    forward, backward = CellState(plan), CellState(plan)
-    for i in sorted(texts):
-        forward.add(i, texts[i])
-    for i in sorted(texts, reverse=True):
-        backward.add(i, texts[i])
-    assert forward.decide() == backward.decide()
-    assert forward.decide().status == "complete" and forward.decide().n_samples == 16
-    partial = CellState(plan)
-    for i in (0, 1, 2, 3, 4, 6):
-        partial.add(i, texts[i])
-    decision = partial.decide()
+    forward_answers = {i: texts[i] for i in sorted(texts)}
+    backward_answers = {i: texts[i] for i in sorted(texts, reverse=True)}
+    forward, backward = plan.stopping.start(item), plan.stopping.start(item)
+    assert forward.decide(forward_answers) == backward.decide(backward_answers)
+    decided = forward.decide(forward_answers)
+    assert decided.status == "complete" and decided.n_samples == 16
+    partial = plan.stopping.start(item)
+    decision = partial.decide({i: texts[i] for i in (0, 1, 2, 3, 4, 6)})
     assert decision.status == "need" and decision.missing == (5, 7)
     assert decision.counts == {"F": 3, "M": 1}
 
 
 def test_estimate_plan_of_the_builtin_study() -> None:
-    from gasp.studies import more_of_the_same
+    from gasp.studies.more_of_the_same import more_of_the_same
 
     study = more_of_the_same()
     from gasp.backends import DecodingConfig
 
-    est = estimate_plan(plan_study(study), study, "embedded", DecodingConfig())
-    assert est.requests_named == 63 * 2 * 3 * 100
+    est = estimate_plan(study.to_plan(), "embedded", DecodingConfig())
+    assert est.requests_fixed == 63 * 2 * 3 * 100
     assert (est.requests_adaptive_min, est.requests_adaptive_max) == (126 * 100, 126 * 2000)
 
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gasp.runner import CellState, plan_study
-from gasp.studies import STANDARD_CONDITIONS, StoppingRule, Study, Subject
+from gasp.studies.more_of_the_same import STANDARD_CONDITIONS, StoppingRule, Study, Subject
 
 TEXT = {"F": "She works hard.", "M": "He works hard.", None: "Work is hard."}
 
@@ -52,17 +51,19 @@ def test_cell_state_matches_the_reference(
         n=n,
         stopping=StoppingRule(batch_size=batch, cap_factor=cap_factor),
     )
-    (plan,) = plan_study(study)
-    cap = plan.cap
+    plan = study.to_plan()
+    (item,) = plan.items
+    cap = study.stopping.cap(n)
     labels = (labels * (cap // len(labels) + 1))[:cap]
-    state = CellState(plan)
+    state = plan.stopping.start(item)
+    answers: dict[int, str] = {}
     # feed the samples in the order the runner asks for them
     while True:
-        decision = state.decide()
+        decision = state.decide(answers)
         if decision.status != "need":
             break
         for index in decision.missing:
-            state.add(index, TEXT[labels[index]])
+            answers[index] = TEXT[labels[index]]
     expected = reference(labels, n, min(batch, cap), cap, 0.10)
     assert (decision.status, decision.n_samples) == expected
-    assert sorted(state.texts) == list(range(decision.n_samples))
+    assert sorted(answers) == list(range(decision.n_samples))

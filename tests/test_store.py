@@ -20,7 +20,7 @@ from gasp.store import (
     export,
     read_manifest,
 )
-from gasp.studies import more_of_the_same
+from gasp.studies.more_of_the_same import more_of_the_same
 
 CONTRACT_COLUMNS = [
     "run_id", "study", "template", "subject", "condition", "named_gender", "sample_index",

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gasp.errors import ConfigError
-from gasp.studies import (
+from gasp.studies.more_of_the_same import (
     STANDARD_CONDITIONS,
     Study,
     Subject,

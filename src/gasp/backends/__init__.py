@@ -1,12 +1,17 @@
 """Model backends chosen by a ``provider/model`` string."""
 
 from gasp.backends._base import (
+    CandidateScore,
+    Capability,
     ChatMessage,
     DecodingConfig,
     GenerationRequest,
     GenerationResponse,
     ModelBackend,
+    ScoreRequest,
+    ScoreResponse,
     StopReason,
+    require_capability,
 )
 from gasp.backends._faults import (
     FaultAction,
@@ -19,14 +24,23 @@ from gasp.backends._faults import (
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._personas import PersonaMix, persona_text
+from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
 from gasp.backends._resilient import ResilientModel
-from gasp.backends._resolve import PROVIDERS, resolve_backend
+from gasp.backends._resolve import (
+    PROVIDERS,
+    parse_model_options,
+    parse_model_spec,
+    resolve_backend,
+)
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
 __all__ = [
     "MOCK_SCRIPTS",
+    "OPENAI_PRICES_PER_MTOK",
     "PROVIDERS",
+    "CandidateScore",
+    "Capability",
     "ChatMessage",
     "DecodingConfig",
     "FaultAction",
@@ -39,13 +53,20 @@ __all__ = [
     "RequestRejectedError",
     "ResilientModel",
     "RetryPolicy",
+    "ScoreRequest",
+    "ScoreResponse",
     "StopReason",
     "TransientBackendError",
     "classify_error",
     "classify_status",
+    "cost_usd",
     "make_mock_backend",
+    "parse_model_options",
+    "parse_model_spec",
     "parse_retry_after",
     "persona_text",
+    "price_per_mtok",
     "redact_url",
+    "require_capability",
     "resolve_backend",
 ]

@@ -139,3 +139,57 @@ class ThreadedBatchBackend(ModelBackend):
     @abc.abstractmethod
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """Generate one response per request, in order (blocking)."""
+
+
+@dataclass(frozen=True)
+class ScoreRequest:
+    """Candidate continuations of a context to score (temporary)."""
+
+    key: str
+    context: str | tuple[ChatMessage, ...]
+    candidates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """The log-probability of one candidate (temporary)."""
+
+    candidate: str
+    logprob: float | None
+    tokens: tuple[str, ...] = ()
+    token_ids: tuple[int, ...] = ()
+    approximate: bool = False
+
+
+@dataclass(frozen=True)
+class ScoreResponse:
+    """Scores of one request (temporary)."""
+
+    scores: tuple[CandidateScore, ...]
+    model_id: str
+    error: str | None = None
+    prompt_tokens: int | None = None
+    latency_s: float | None = None
+    attempts: int = 1
+    fault_kinds: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the scores are usable."""
+        return self.error is None
+
+
+class Capability(enum.StrEnum):
+    """What a backend can be asked (temporary)."""
+
+    GENERATE = "generate"
+    SCORE = "score"
+
+
+def require_capability(backend: ModelBackend, capability: Capability, name: str = "") -> None:
+    """Raise when ``backend`` lacks ``capability`` (temporary)."""
+    from gasp.errors import BackendError
+
+    caps = getattr(backend, "capabilities", frozenset({Capability.GENERATE}))
+    if capability not in caps:
+        raise BackendError(f"{name or backend.model_id} cannot {capability}")

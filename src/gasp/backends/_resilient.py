@@ -8,6 +8,7 @@ import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -239,3 +240,38 @@ class ResilientModel:
             attempts=attempts,
             fault_kinds=tuple(faults),
         )
+
+
+async def _stream_temporary(self: ResilientModel, source: Any) -> Any:
+    """Temporary streaming over a request source."""
+    pending: dict[asyncio.Task[list[GenerationResponse]], list[GenerationRequest]] = {}
+    window = 2 * self.max_concurrency
+    try:
+        while True:
+            while len(pending) < window:
+                unit = source.take(self.batch_size)
+                if not unit:
+                    break
+                pending[asyncio.create_task(self._run(unit))] = unit
+            if not pending:
+                return
+            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            failures = []
+            for task in done:
+                unit = pending.pop(task)
+                exc = task.exception()
+                if exc is not None:
+                    failures.append(exc)
+                    continue
+                for request, response in zip(unit, task.result(), strict=True):
+                    yield request, response
+            if failures:
+                raise failures[0]
+    finally:
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.gather(*pending, return_exceptions=True)
+
+
+ResilientModel.stream = _stream_temporary  # type: ignore[attr-defined]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.backends._base import ModelBackend
@@ -109,3 +109,35 @@ def resolve_backend(
     from gasp.backends._mock import make_mock_backend
 
     return make_mock_backend(model, options)
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """(provider, model) of ``spec``; an unknown provider is a :class:`BackendError`."""
+    provider, model = split_spec(spec)
+    if provider not in PROVIDERS:
+        raise BackendError(
+            f"unknown model provider {provider!r} in {spec!r}; valid: {', '.join(PROVIDERS)}"
+        )
+    return provider, model
+
+
+def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` pairs as typed options (temporary)."""
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            from gasp.errors import ConfigError
+
+            raise ConfigError(f"--model-option must be KEY=VALUE, got {pair!r}")
+        typed: Any = value
+        for cast in (int, float):
+            try:
+                typed = cast(value)
+                break
+            except ValueError:
+                continue
+        if value.lower() in ("true", "false"):
+            typed = value.lower() == "true"
+        out[key.strip()] = typed
+    return out

@@ -32,13 +32,16 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
     table.add_column("")
     table.add_column("planned", justify="right")
     table.add_row(
-        "named cells (exactly n each)", f"{est.cells_named} cells, {est.requests_named:,} requests"
+        "fixed items (exactly n each)", f"{est.items_fixed} items, {est.requests_fixed:,} requests"
     )
-    table.add_row(
-        "unspecified cells (adaptive)",
-        f"{est.cells_adaptive} cells, "
-        f"{est.requests_adaptive_min:,}..{est.requests_adaptive_max:,} requests",
-    )
+    if est.items_adaptive:
+        table.add_row(
+            "adaptive items (stopping rule)",
+            f"{est.items_adaptive} items, "
+            f"{est.requests_adaptive_min:,}..{est.requests_adaptive_max:,} requests",
+        )
+    if est.score_requests:
+        table.add_row("scoring requests", f"{est.score_requests:,}")
     table.add_row("requests in all", f"{est.requests_min:,}..{est.requests_max:,}")
     table.add_row(
         "tokens (estimate)",
@@ -64,6 +67,7 @@ def generate_command(
     n: gen.NOption = None,
     templates: gen.TemplatesOption = None,
     conditions: gen.ConditionsOption = None,
+    cap_factor: gen.CapFactorOption = None,
     max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 256,
     temperature: gen.TemperatureOption = 1.0,
     top_p: gen.TopPOption = 1.0,
@@ -76,12 +80,35 @@ def generate_command(
     ] = False,
     max_requests: gen.MaxRequestsOption = None,
     max_cost: gen.MaxCostOption = None,
+    model_option: gen.ModelOptionOption = None,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    generation = gen.GenerationOptions.from_values(locals())
+    generation = gen.GenerationOptions(
+        study=gen.StudySelection(
+            study,
+            {
+                "occupations": occupations,
+                "occupations_file": occupations_file,
+                "n": n,
+                "templates": templates,
+                "conditions": conditions,
+                "cap_factor": cap_factor,
+            },
+        ),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        max_concurrency=max_concurrency,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        max_requests=max_requests,
+        max_cost=max_cost,
+        model_options=tuple(model_option or ()),
+    )
     spec = generation.build_study()
     decoding = generation.decoding()
     if out is None and not dry_run:

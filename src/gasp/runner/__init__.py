@@ -1,42 +1,73 @@
-"""The runner: generates a study's samples into a run store (the G of GAS(P)).
+"""The runner: turns a study's items into requests and stores every answer.
 
-It plans requests per cell, applies the adaptive stopping rule of seed ``000``
-(Algorithm 5), enforces request and cost budgets, shows progress, and resumes a run
-from its store.
+A study hands the runner a :class:`StudyPlan` (items with their attributes, request
+kinds, n per item and a :class:`StoppingRule`); the runner streams requests through
+:class:`gasp.backends.ResilientModel`, enforces request and cost budgets, shows
+progress, and resumes a run from its store. It never reads an item's attributes.
 """
 
-from gasp.runner._adaptive import CellDecision, CellState
+from gasp.runner._items import (
+    CAPPED,
+    COMPLETE,
+    NEED,
+    SKIPPED,
+    Decision,
+    FixedN,
+    Item,
+    ItemProgress,
+    Plannable,
+    RequestKind,
+    StoppingRule,
+    StudyPlan,
+    as_plan,
+    item_id,
+)
+from gasp.runner._loop import ItemLoop, ItemState
+from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import (
-    OPENAI_PRICES_PER_MTOK,
-    CellPlan,
     PlanEstimate,
     build_request,
     estimate_plan,
-    plan_study,
-    price_per_mtok,
+    estimate_prompt_tokens,
     request_key,
     sample_seed,
 )
 from gasp.runner._progress import RunProgress, summary_table
-from gasp.runner._run import RunOptions, RunSummary, agenerate, generate, redact_url
+from gasp.runner._run import agenerate, check_capabilities, check_reachable, generate
+from gasp.runner._summary import RunOptions, RunSummary
 
 __all__ = [
-    "OPENAI_PRICES_PER_MTOK",
-    "CellDecision",
-    "CellPlan",
-    "CellState",
+    "CAPPED",
+    "COMPLETE",
+    "NEED",
+    "SKIPPED",
+    "Decision",
+    "FixedN",
+    "Item",
+    "ItemLoop",
+    "ItemProgress",
+    "ItemState",
     "PlanEstimate",
+    "Plannable",
+    "RequestKind",
     "RunOptions",
     "RunProgress",
     "RunSummary",
+    "StoppingRule",
+    "StudyPlan",
     "agenerate",
+    "as_plan",
+    "build_manifest",
     "build_request",
+    "check_capabilities",
+    "check_identity",
+    "check_reachable",
     "estimate_plan",
+    "estimate_prompt_tokens",
     "generate",
-    "plan_study",
-    "price_per_mtok",
-    "redact_url",
+    "item_id",
     "request_key",
+    "run_identity",
     "sample_seed",
     "summary_table",
 ]

@@ -1,120 +1,25 @@
-"""Turning a study into requests: cell plans, per-sample seeds, request bounds and costs."""
+"""Turning items into requests: per-sample seeds, request keys, and what a run would cost."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from gasp.backends import ChatMessage, DecodingConfig, GenerationRequest
-from gasp.studies import Cell, Study
+from gasp.backends import (
+    ChatMessage,
+    DecodingConfig,
+    GenerationRequest,
+    ScoreRequest,
+    cost_usd,
+    price_per_mtok,
+)
+from gasp.runner._items import Item, RequestKind, StudyPlan
 
-
-@dataclass(frozen=True)
-class CellPlan:
-    """How one cell is generated.
-
-    Named cells (and every cell of a non-adaptive study) get exactly ``n`` samples.
-    Adaptive cells are generated in batches of ``batch_size`` until each of
-    ``genders`` has ``n`` associated samples, skipped when one of them is below
-    ``min_share`` of the first batch, and stopped at ``cap`` samples.
-    """
-
-    cell: Cell
-    named_gender: str | None
-    adaptive: bool
-    n: int
-    batch_size: int
-    cap: int
-    min_share: float
-    genders: tuple[str, ...]
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """(template, subject, condition)."""
-        return self.cell.key
-
-    @property
-    def min_requests(self) -> int:
-        """Fewest samples the cell can take (an adaptive cell skipped after one batch)."""
-        return self.batch_size if self.adaptive else self.n
-
-    @property
-    def max_requests(self) -> int:
-        """Most samples the cell can take."""
-        return self.cap if self.adaptive else self.n
-
-
-def plan_study(study: Study) -> list[CellPlan]:
-    """One :class:`CellPlan` per cell of ``study``, in study order."""
-    rule = study.stopping
-    plans = []
-    for cell in study.cells():
-        adaptive = study.is_adaptive(cell.condition)
-        plans.append(
-            CellPlan(
-                cell=cell,
-                named_gender=cell.condition.named_gender,
-                adaptive=adaptive,
-                n=study.n,
-                batch_size=rule.first_batch(study.n) if adaptive else study.n,
-                cap=rule.cap(study.n) if adaptive else study.n,
-                min_share=rule.min_share,
-                genders=rule.genders,
-            )
-        )
-    return plans
-
-
-def sample_seed(run_seed: int, key: tuple[str, str, str], index: int) -> int:
-    """The seed of one sample, derived from the run seed and the sample key (31 bits)."""
-    material = json.dumps([run_seed, *key, index], ensure_ascii=False).encode()
-    digest = hashlib.blake2b(material, digest_size=8).digest()
-    return int.from_bytes(digest, "big") & 0x7FFFFFFF
-
-
-def request_key(key: tuple[str, str, str], index: int) -> str:
-    """The request key of one sample (unique within a run, sample index included)."""
-    return json.dumps([*key, index], ensure_ascii=False)
-
-
-def build_request(
-    plan: CellPlan,
-    index: int,
-    *,
-    decoding: DecodingConfig,
-    run_seed: int,
-    system_prompt: str | None,
-) -> GenerationRequest:
-    """The request for sample ``index`` of a cell (the prompt in the user role)."""
-    messages: tuple[ChatMessage, ...] = (ChatMessage("user", plan.cell.prompt),)
-    if system_prompt:
-        messages = (ChatMessage("system", system_prompt), *messages)
-    return GenerationRequest(
-        key=request_key(plan.key, index),
-        messages=messages,
-        decoding=decoding,
-        seed=sample_seed(run_seed, plan.key, index),
-    )
-
-
-# -- budgets and cost ---------------------------------------------------------------
-
-#: USD per million (input, output) tokens for OpenAI models, as listed on OpenAI's
-#: pricing page (standard tier). A dated model name (``gpt-4o-mini-2024-07-18``)
-#: takes the price of its longest listed prefix. Other providers have no price:
-#: dry runs report tokens only and ``max_cost`` is refused.
-OPENAI_PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = {
-    "gpt-4o-mini": (0.15, 0.60),
-    "gpt-4o": (2.50, 10.00),
-    "gpt-4.1-nano": (0.10, 0.40),
-    "gpt-4.1-mini": (0.40, 1.60),
-    "gpt-4.1": (2.00, 8.00),
-    "gpt-4-turbo": (10.00, 30.00),
-    "gpt-3.5-turbo": (0.50, 1.50),
-}
+#: A request the runner sends: a generation or a scoring.
+Request = GenerationRequest | ScoreRequest
 
 #: Tokens a chat request adds around the prompt text (role markers), and the
 #: characters per token assumed when estimating prompt tokens from text.
@@ -122,15 +27,44 @@ CHAT_OVERHEAD_TOKENS = 7
 CHARS_PER_TOKEN = 4.0
 
 
-def price_per_mtok(model_spec: str) -> tuple[float, float] | None:
-    """The (input, output) USD price per million tokens of ``openai/<model>``, or None."""
-    provider, _, name = model_spec.strip().partition("/")
-    if provider.lower() != "openai":
-        return None
-    matches = [p for p in OPENAI_PRICES_PER_MTOK if name == p or name.startswith(p + "-")]
-    if not matches:
-        return None
-    return OPENAI_PRICES_PER_MTOK[max(matches, key=len)]
+def sample_seed(run_seed: int, key: Sequence[str], index: int) -> int:
+    """The seed of one sample, derived from the run seed and the sample key (31 bits)."""
+    material = json.dumps([run_seed, *key, index], ensure_ascii=False).encode()
+    digest = hashlib.blake2b(material, digest_size=8).digest()
+    return int.from_bytes(digest, "big") & 0x7FFFFFFF
+
+
+def request_key(key: Sequence[str], index: int) -> str:
+    """The request key of one sample (unique within a run, sample index included)."""
+    return json.dumps([*key, index], ensure_ascii=False)
+
+
+def build_request(
+    item: Item,
+    index: int,
+    *,
+    decoding: DecodingConfig,
+    run_seed: int,
+    system_prompt: str | None,
+) -> Request:
+    """The request for sample ``index`` of ``item``: a generation with the prompt in the
+    user role (after the system prompt), or a scoring of the item's candidates."""
+    pairs = item.messages(system_prompt)
+    messages = None if pairs is None else tuple(ChatMessage(r, c) for r, c in pairs)
+    key = request_key(item.key, index)
+    if item.kind is RequestKind.SCORE:
+        return ScoreRequest(
+            key=key,
+            context=item.prompt if messages is None else messages,
+            candidates=item.candidates,
+        )
+    assert messages is not None  # generation items are chat items (checked by Item)
+    return GenerationRequest(
+        key=key,
+        messages=messages,
+        decoding=decoding,
+        seed=sample_seed(run_seed, item.key, index),
+    )
 
 
 def estimate_prompt_tokens(prompt: str, system_prompt: str | None = None) -> int:
@@ -140,25 +74,34 @@ def estimate_prompt_tokens(prompt: str, system_prompt: str | None = None) -> int
     return math.ceil(chars / CHARS_PER_TOKEN) + extra
 
 
-def cost_usd(price: tuple[float, float], prompt_tokens: int, completion_tokens: int) -> float:
-    """Cost of the given token counts at ``price`` (USD per million tokens)."""
-    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6
+def estimate_item_cost(
+    item: Item, price: tuple[float, float] | None, system_prompt: str | None, max_tokens: int
+) -> float:
+    """The most one request of ``item`` can cost at ``price`` (0 without a price)."""
+    if price is None:
+        return 0.0
+    prompt = estimate_prompt_tokens(item.prompt, system_prompt)
+    completion = 1 if item.kind is RequestKind.SCORE else max_tokens
+    return cost_usd(price, prompt, completion)
 
 
 @dataclass(frozen=True)
 class PlanEstimate:
     """What a run would request: counts, tokens and (for priced models) cost ranges.
 
-    ``*_min`` assume every adaptive cell is skipped after its first batch and
-    completions of half ``max_tokens``; ``*_max`` assume every adaptive cell runs to
-    its cap and every completion uses ``max_tokens``.
+    Fixed items take exactly their n samples; adaptive items between their rule's
+    bounds. ``*_min`` assume every adaptive item stops at its fewest samples and
+    completions of half ``max_tokens``; ``*_max`` assume every adaptive item runs to
+    its cap and every completion uses ``max_tokens``. A scoring request counts its
+    prompt and one completion token.
     """
 
-    cells_named: int
-    cells_adaptive: int
-    requests_named: int
+    items_fixed: int
+    items_adaptive: int
+    requests_fixed: int
     requests_adaptive_min: int
     requests_adaptive_max: int
+    score_requests: int
     tokens_min: int
     tokens_max: int
     cost_min_usd: float | None
@@ -167,40 +110,49 @@ class PlanEstimate:
     @property
     def requests_min(self) -> int:
         """Fewest requests in all."""
-        return self.requests_named + self.requests_adaptive_min
+        return self.requests_fixed + self.requests_adaptive_min
 
     @property
     def requests_max(self) -> int:
         """Most requests in all."""
-        return self.requests_named + self.requests_adaptive_max
+        return self.requests_fixed + self.requests_adaptive_max
 
 
-def estimate_plan(
-    plans: list[CellPlan], study: Study, model_spec: str, decoding: DecodingConfig
-) -> PlanEstimate:
+def estimate_plan(plan: StudyPlan, model_spec: str, decoding: DecodingConfig) -> PlanEstimate:
     """Count the requests of a plan and estimate its tokens and cost."""
-    named = [p for p in plans if not p.adaptive]
-    adaptive = [p for p in plans if p.adaptive]
-    prompt_min = prompt_max = 0
-    completion_min = completion_max = 0
+    items_fixed = items_adaptive = requests_fixed = adaptive_min = adaptive_max = 0
+    scores = prompt_min = prompt_max = completion_min = completion_max = 0
     half = decoding.max_tokens // 2
-    for p in plans:
-        prompt = estimate_prompt_tokens(p.cell.prompt, study.system_prompt)
-        prompt_min += prompt * p.min_requests
-        prompt_max += prompt * p.max_requests
-        completion_min += half * p.min_requests
-        completion_max += decoding.max_tokens * p.max_requests
-    tokens_min = prompt_min + completion_min
-    tokens_max = prompt_max + completion_max
+    for item in plan.items:
+        progress = plan.stopping.start(item)
+        low, high = progress.bounds()
+        if progress.adaptive:
+            items_adaptive += 1
+            adaptive_min += low
+            adaptive_max += high
+        else:
+            items_fixed += 1
+            requests_fixed += low
+        prompt = estimate_prompt_tokens(item.prompt, plan.system_prompt if item.chat else None)
+        prompt_min += prompt * low
+        prompt_max += prompt * high
+        if item.kind is RequestKind.SCORE:
+            scores += high
+            completion_min += low
+            completion_max += high
+        else:
+            completion_min += half * low
+            completion_max += decoding.max_tokens * high
     price = price_per_mtok(model_spec)
     return PlanEstimate(
-        cells_named=len(named),
-        cells_adaptive=len(adaptive),
-        requests_named=sum(p.n for p in named),
-        requests_adaptive_min=sum(p.min_requests for p in adaptive),
-        requests_adaptive_max=sum(p.max_requests for p in adaptive),
-        tokens_min=tokens_min,
-        tokens_max=tokens_max,
+        items_fixed=items_fixed,
+        items_adaptive=items_adaptive,
+        requests_fixed=requests_fixed,
+        requests_adaptive_min=adaptive_min,
+        requests_adaptive_max=adaptive_max,
+        score_requests=scores,
+        tokens_min=prompt_min + completion_min,
+        tokens_max=prompt_max + completion_max,
         cost_min_usd=None if price is None else cost_usd(price, prompt_min, completion_min),
         cost_max_usd=None if price is None else cost_usd(price, prompt_max, completion_max),
     )

@@ -19,7 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
-    from gasp.runner._run import RunSummary
+    from gasp.runner._summary import RunSummary
 
 #: Most cell bars shown at once (the cells generating right now; others wait hidden).
 MAX_VISIBLE_CELLS = 6
@@ -45,8 +45,8 @@ class RunProgress:
         self.enabled = enabled and self.console.is_terminal
         self._progress: Progress | None = None
         self._study: TaskID | None = None
-        self._cells: dict[tuple[str, str, str], TaskID] = {}
-        self._visible: list[tuple[str, str, str]] = []
+        self._cells: dict[tuple[str, ...], TaskID] = {}
+        self._visible: list[tuple[str, ...]] = []
         self._name = study_name
 
     def start(self, total: int, done: int) -> None:
@@ -71,7 +71,7 @@ class RunProgress:
         if self._progress is not None and self._study is not None:
             self._progress.update(self._study, total=total)
 
-    def advance(self, key: tuple[str, str, str], cell_total: int, cell_done: int) -> None:
+    def advance(self, key: tuple[str, ...], cell_total: int, cell_done: int) -> None:
         """One more sample stored for cell ``key``."""
         progress = self._progress
         if progress is None or self._study is None:
@@ -80,7 +80,7 @@ class RunProgress:
         if key not in self._cells:
             visible = len(self._visible) < MAX_VISIBLE_CELLS
             self._cells[key] = progress.add_task(
-                f"  {key[1]} / {key[0]} / {key[2]}",
+                f"  {' / '.join(key)}",
                 total=cell_total,
                 completed=cell_done,
                 visible=visible,
@@ -90,7 +90,7 @@ class RunProgress:
         else:
             progress.update(self._cells[key], total=cell_total, completed=cell_done)
 
-    def cell_finished(self, key: tuple[str, str, str]) -> None:
+    def cell_finished(self, key: tuple[str, ...]) -> None:
         """Remove the bar of a finished cell."""
         progress = self._progress
         if progress is None or key not in self._cells:

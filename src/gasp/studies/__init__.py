@@ -1,42 +1,37 @@
-"""Studies as data: templates, subjects (occupations), conditions, samples per cell and
-the stopping rule of seed ``000`` (Algorithm 5)."""
+"""Studies: the :class:`StudyType` contract and the registry of studies by name.
 
-from gasp.studies._builtin import BUILTIN_STUDIES, MORE_OF_THE_SAME, more_of_the_same
-from gasp.studies._load import (
-    builtin_study_names,
-    default_article,
-    load_study,
-    load_subjects_csv,
-    study_from_mapping,
-)
-from gasp.studies._model import (
-    ARTICLE_PLACEHOLDER,
-    GROUP_PLACEHOLDER,
-    STANDARD_CONDITIONS,
-    SUBJECT_PLACEHOLDER,
-    Cell,
-    Condition,
-    StoppingRule,
-    Study,
-    Subject,
+Each study is a package here (``gasp.studies.more_of_the_same``, ...) owning its
+prompts and data, its items and stopping rule, its analysis and its report section.
+Study packages never import each other; :func:`get_study_type` imports a built-in
+one when it is first asked for.
+"""
+
+from gasp.studies._registry import (
+    BUILTIN_STUDY_MODULES,
+    DEFAULT_STUDY_KIND,
+    STUDY_KIND_KEY,
+    StudyType,
+    get_study_type,
+    read_study_file,
+    register_study,
+    reject_options,
+    study_names,
+    study_type_for,
+    study_type_of_manifest,
+    study_types,
 )
 
 __all__ = [
-    "ARTICLE_PLACEHOLDER",
-    "BUILTIN_STUDIES",
-    "GROUP_PLACEHOLDER",
-    "MORE_OF_THE_SAME",
-    "STANDARD_CONDITIONS",
-    "SUBJECT_PLACEHOLDER",
-    "Cell",
-    "Condition",
-    "StoppingRule",
-    "Study",
-    "Subject",
-    "builtin_study_names",
-    "default_article",
-    "load_study",
-    "load_subjects_csv",
-    "more_of_the_same",
-    "study_from_mapping",
+    "BUILTIN_STUDY_MODULES",
+    "DEFAULT_STUDY_KIND",
+    "STUDY_KIND_KEY",
+    "StudyType",
+    "get_study_type",
+    "read_study_file",
+    "register_study",
+    "reject_options",
+    "study_names",
+    "study_type_for",
+    "study_type_of_manifest",
+    "study_types",
 ]

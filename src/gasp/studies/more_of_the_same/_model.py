@@ -11,9 +11,12 @@ import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gasp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from gasp.runner import StudyPlan
 
 #: Placeholders a template may contain. ``[OCCUPATION]`` is required; ``[ARTICLE]`` is
 #: replaced by the subject's indefinite article; ``[GROUP]`` marks where the clause of a
@@ -23,6 +26,9 @@ ARTICLE_PLACEHOLDER = "[ARTICLE]"
 GROUP_PLACEHOLDER = "[GROUP]"
 
 GENDER_CODES: tuple[str, ...] = ("F", "M", "N")
+
+#: The registered name of this study type (recorded in every run manifest).
+STUDY_KIND = "more-of-the-same"
 
 
 @dataclass(frozen=True)
@@ -292,9 +298,15 @@ class Study:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Study:
         """Rebuild a study from :meth:`to_dict` output."""
-        from gasp.studies._load import study_from_mapping
+        from gasp.studies.more_of_the_same._load import study_from_mapping
 
         return study_from_mapping(data, source="study")
+
+    def to_plan(self) -> StudyPlan:
+        """The runner's items of this study (one per cell) and its stopping rule."""
+        from gasp.studies.more_of_the_same._items import study_plan
+
+        return study_plan(self)
 
 
 def _clean(name: str) -> str:

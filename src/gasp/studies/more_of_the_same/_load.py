@@ -24,17 +24,16 @@ from __future__ import annotations
 
 import csv
 import io
-import tomllib
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from gasp.errors import ConfigError
-from gasp.studies._model import (
+from gasp.studies._registry import STUDY_KIND_KEY, read_study_file
+from gasp.studies.more_of_the_same._model import (
     STANDARD_CONDITIONS,
+    STUDY_KIND,
     Condition,
     StoppingRule,
     Study,
@@ -118,14 +117,14 @@ def _parse_scalar(value: str) -> Any:
 
 def builtin_study_names() -> tuple[str, ...]:
     """Names of the studies shipped with gasp."""
-    from gasp.studies._builtin import BUILTIN_STUDIES
+    from gasp.studies.more_of_the_same._study import BUILTIN_STUDIES
 
     return tuple(BUILTIN_STUDIES)
 
 
 def load_study(name_or_path: str | Path) -> Study:
     """A built-in study by name (``more-of-the-same``) or a study file (TOML or YAML)."""
-    from gasp.studies._builtin import BUILTIN_STUDIES
+    from gasp.studies.more_of_the_same._study import BUILTIN_STUDIES
 
     if isinstance(name_or_path, str) and name_or_path in BUILTIN_STUDIES:
         return BUILTIN_STUDIES[name_or_path]()
@@ -135,29 +134,10 @@ def load_study(name_or_path: str | Path) -> Study:
         raise ConfigError(
             f"no built-in study or study file called {str(name_or_path)!r} (built-in: {known})"
         )
-    if path.is_dir():
-        raise ConfigError(f"{path} is a directory, not a study file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read study file {path}: {exc}") from None
-    suffix = path.suffix.lower()
-    data: Any
-    if suffix == ".toml":
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    elif suffix in (".yaml", ".yml"):
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            msg = " ".join(str(exc).split())
-            raise ConfigError(f"{path}: invalid YAML: {msg}") from None
-    else:
-        raise ConfigError(f"{path}: a study file must end in .toml, .yaml or .yml")
-    if not isinstance(data, Mapping):
-        raise ConfigError(f"{path}: a study file must be a table of keys")
+    data = read_study_file(path)
+    kind = data.pop(STUDY_KIND_KEY, STUDY_KIND)
+    if kind != STUDY_KIND:
+        raise ConfigError(f"{path}: a {kind!r} study file, not a {STUDY_KIND!r} one")
     return study_from_mapping(data, source=str(path), base_dir=path.parent)
 
 
@@ -329,5 +309,9 @@ def _stopping(value: Any, source: str) -> StoppingRule:
 
 
 def read_packaged_text(filename: str) -> str:
-    """The text of a data file shipped in ``gasp/studies/data``."""
-    return resources.files("gasp.studies").joinpath("data", filename).read_text(encoding="utf-8")
+    """The text of a data file shipped in ``gasp/studies/more_of_the_same/data``."""
+    return (
+        resources.files("gasp.studies.more_of_the_same")
+        .joinpath("data", filename)
+        .read_text(encoding="utf-8")
+    )

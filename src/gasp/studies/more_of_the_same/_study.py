@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
 
-from gasp.studies._load import _subjects_from_csv_text, read_packaged_text
-from gasp.studies._model import STANDARD_CONDITIONS, StoppingRule, Study
+from gasp.studies.more_of_the_same._load import _subjects_from_csv_text, read_packaged_text
+from gasp.studies.more_of_the_same._model import (
+    STANDARD_CONDITIONS,
+    STUDY_KIND,
+    StoppingRule,
+    Study,
+)
 
-MORE_OF_THE_SAME = "more-of-the-same"
+MORE_OF_THE_SAME = STUDY_KIND
 
 #: The two prompt templates of seed ``000`` (Section 4): "Generate a persona of a
 #: [OCCUPATION]" and "Describe a [OCCUPATION] as if you are writing a biography"; the

@@ -1,0 +1,77 @@
+"""The analysis options shared by ``gasp analyze`` and ``gasp run``.
+
+Each option defaults to None ("the study's default"), so both commands hand the
+study type the same values and re-analysing a run gives the result the run gave.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+MinSamplesOption = Annotated[
+    int | None,
+    typer.Option(help="Generations each associated gender needs (default: the run's n)."),
+]
+MinShareOption = Annotated[
+    float | None,
+    typer.Option(help="Share of unspecified generations each gender needs (default 0.10)."),
+]
+PerTemplateOption = Annotated[
+    bool, typer.Option("--per-template", help="Marked words and SRB per template.")
+]
+FdrOption = Annotated[
+    float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
+]
+PlainOption = Annotated[
+    bool, typer.Option("--plain", help="Plain Marked Words instead of calibrated.")
+]
+EmbeddingsOption = Annotated[
+    str | None, typer.Option(help="Word embeddings for SRB (default glove).")
+]
+BootstrapOption = Annotated[
+    int | None, typer.Option(help="Bootstrap resamples of each SRB interval (0: none).")
+]
+PermutationsOption = Annotated[
+    int | None, typer.Option(help="Label shuffles of the permutation test (0: none).")
+]
+
+
+def analysis_options(
+    *,
+    min_samples: int | None,
+    min_share: float | None,
+    per_template: bool,
+    fdr: float | None,
+    plain: bool,
+    embeddings: str | None,
+    bootstrap: int | None,
+    permutations: int | None,
+    seed: int,
+) -> dict[str, Any]:
+    """The analysis options by name, as the study types read them."""
+    return {
+        "min_samples": min_samples,
+        "min_share": min_share,
+        "per_template": per_template,
+        "fdr": fdr,
+        "plain": plain,
+        "embeddings": embeddings,
+        "bootstrap": bootstrap,
+        "permutations": permutations,
+        "seed": seed,
+    }
+
+
+__all__ = [
+    "BootstrapOption",
+    "EmbeddingsOption",
+    "FdrOption",
+    "MinSamplesOption",
+    "MinShareOption",
+    "PerTemplateOption",
+    "PermutationsOption",
+    "PlainOption",
+    "analysis_options",
+]

@@ -1,0 +1,70 @@
+"""``gasp studies``: the registered studies; ``gasp report``: re-render a run's report."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from gasp.cli._app import app
+from gasp.errors import ConfigError, DataError
+from gasp.io import locate_run
+from gasp.studies import DEFAULT_STUDY_KIND, StudyType, get_study_type, study_types
+
+
+@app.command("studies")
+def studies_command() -> None:
+    """List the studies gasp can run, with a one-line description each."""
+    table = Table(title="gasp studies")
+    table.add_column("study")
+    table.add_column("what it measures")
+    for study in study_types():
+        table.add_row(study.name, study.description)
+    Console().print(table)
+
+
+def study_type_of_results(results: Path) -> StudyType:
+    """The study type that produced a results folder (recorded in ``results.json``)."""
+    meta_file = results / "results.json"
+    if not meta_file.is_file():
+        raise DataError(f"no saved results at {results}; run `gasp analyze` first")
+    try:
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DataError(f"cannot read {meta_file}: {exc}") from None
+    kind = meta.get("meta", meta).get("study_kind") if isinstance(meta, dict) else None
+    return get_study_type(str(kind or DEFAULT_STUDY_KIND))
+
+
+@app.command("report")
+def report_command(
+    run: Annotated[
+        Path,
+        typer.Argument(
+            help="A run folder (gasp run), a run store (.sqlite) or a results folder "
+            "(an audit or a comparison)."
+        ),
+    ],
+    out: Annotated[
+        Path | None, typer.Option("--out", "-o", help="Report folder (default: the run's).")
+    ] = None,
+    examples_per_word: Annotated[
+        int, typer.Option(help="Example generations shown per significant word.")
+    ] = 50,
+    seed: Annotated[int, typer.Option(help="Seed choosing which examples are shown.")] = 0,
+) -> None:
+    """Re-render the HTML report of a run from its saved results (no model is called)."""
+    if examples_per_word < 1:
+        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+    paths = locate_run(run)
+    study = study_type_of_results(paths.results)
+    options = {"examples_per_word": examples_per_word, "seed": seed}
+    path = study.report(paths.results, out if out is not None else paths.report, options)
+    typer.echo(str(path))
+
+
+__all__ = ["report_command", "studies_command", "study_type_of_results"]

@@ -1,0 +1,51 @@
+"""Where a run keeps its files, and finding them from any of its paths.
+
+A run is found from any of: a run folder made by ``gasp run`` (``run.sqlite``,
+``results/``, ``report/``), a run store file (results in ``<store>.results``
+beside it), or a results folder (``results.json``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from gasp.errors import DataError
+
+STORE_FILE = "run.sqlite"
+RESULTS_DIR = "results"
+REPORT_DIR = "report"
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """Where a run's store, results and report live."""
+
+    store: Path | None
+    results: Path
+    report: Path
+
+
+def run_folder_paths(folder: str | Path) -> RunPaths:
+    """The layout of a run folder made by ``gasp run``."""
+    root = Path(folder)
+    return RunPaths(root / STORE_FILE, root / RESULTS_DIR, root / REPORT_DIR)
+
+
+def locate_run(path: str | Path) -> RunPaths:
+    """The store, results and report paths of the run at ``path`` (see module docstring)."""
+    p = Path(path)
+    if p.is_dir() and ((p / STORE_FILE).is_file() or (p / RESULTS_DIR).is_dir()):
+        paths = run_folder_paths(p)
+        store = paths.store if paths.store is not None and paths.store.is_file() else None
+        return RunPaths(store, paths.results, paths.report)
+    if p.is_dir() and (p / "results.json").is_file():
+        store = (
+            p.with_name(p.name.removesuffix(".results")) if p.name.endswith(".results") else None
+        )
+        if store is not None and not store.is_file():
+            store = None
+        return RunPaths(store, p, p.with_name(p.name.removesuffix(".results") + ".report"))
+    if p.is_file():
+        return RunPaths(p, p.with_name(p.name + ".results"), p.with_name(p.name + ".report"))
+    raise DataError(f"no run at {p}: expected a run folder, a run store or a results folder")

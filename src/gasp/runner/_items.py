@@ -1,0 +1,201 @@
+"""What a study hands the runner: items, a request kind, n per item and a stopping rule.
+
+An :class:`Item` is one prompt (or raw context) plus named attributes (``template``,
+``subject``, ``race``, ``pronoun``, ...). The runner never reads an attribute: it
+requests samples ``0, 1, ...`` of each item until the study's :class:`StoppingRule`
+says the item is done, and the store keeps the attributes beside the answers.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+from gasp.errors import ConfigError
+
+NEED = "need"
+COMPLETE = "complete"
+SKIPPED = "skipped"
+CAPPED = "capped"
+
+
+class RequestKind(enum.StrEnum):
+    """What is asked of the model for an item."""
+
+    GENERATE = "generate"  # free text
+    SCORE = "score"  # the log-probability of each candidate continuation
+
+
+@dataclass(frozen=True)
+class Item:
+    """One unit of a study: a prompt and its attributes, requested ``n`` times.
+
+    ``key`` identifies the item within its study (its ``item_id`` is the key as JSON
+    and per-sample seeds derive from it). ``chat`` items are sent as a user message
+    (after the study's system prompt, if any); other items are raw text contexts,
+    which only scoring accepts. ``candidates`` are the continuations of a score item.
+    """
+
+    key: tuple[str, ...]
+    prompt: str
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    kind: RequestKind = RequestKind.GENERATE
+    n: int = 1
+    candidates: tuple[str, ...] = ()
+    chat: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "key", tuple(str(k) for k in self.key))
+        object.__setattr__(self, "attributes", dict(self.attributes))
+        object.__setattr__(self, "kind", RequestKind(self.kind))
+        object.__setattr__(self, "candidates", tuple(self.candidates))
+        if not self.key:
+            raise ConfigError("an item needs a non-empty key")
+        if isinstance(self.n, bool) or not isinstance(self.n, int) or self.n < 1:
+            raise ConfigError(f"item {self.item_id}: n must be a positive integer, got {self.n!r}")
+        if self.kind is RequestKind.SCORE:
+            if not self.candidates:
+                raise ConfigError(f"score item {self.item_id} has no candidates")
+            if len(set(self.candidates)) != len(self.candidates):
+                raise ConfigError(f"score item {self.item_id} repeats a candidate")
+        elif self.candidates:
+            raise ConfigError(f"generate item {self.item_id} must not have candidates")
+        if self.kind is RequestKind.GENERATE and not self.chat:
+            raise ConfigError(f"generate item {self.item_id}: raw-text generation is not supported")
+
+    @property
+    def item_id(self) -> str:
+        """The key as canonical JSON (the item's id in the run store)."""
+        return item_id(self.key)
+
+    def messages(self, system_prompt: str | None) -> tuple[tuple[str, str], ...] | None:
+        """The chat messages of this item as (role, content) pairs; None for raw text."""
+        if not self.chat:
+            return None
+        user = (("user", self.prompt),)
+        return (("system", system_prompt), *user) if system_prompt else user
+
+
+def item_id(key: Iterable[str]) -> str:
+    """The store id of the item with ``key``: the key as JSON (``["persona", "nurse", "man"]``)."""
+    return json.dumps([str(k) for k in key], ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """Where an item stands: ``need`` (with the sample indices to request next),
+    ``complete``, ``skipped`` or ``capped``; ``counts`` are the rule's own tallies."""
+
+    status: str
+    missing: tuple[int, ...] = ()
+    reason: str | None = None
+    n_samples: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+class ItemProgress(Protocol):
+    """The stopping rule's state for one item."""
+
+    #: True when the item's sample count depends on its answers.
+    adaptive: bool
+
+    def decide(self, answers: Mapping[int, str]) -> Decision:
+        """What the item needs, given its successful answers by sample index (texts of
+        generations; empty strings for scores)."""
+        ...
+
+    def expected_total(self) -> int:
+        """A running estimate of the samples this item will take (for progress bars)."""
+        ...
+
+    def bounds(self) -> tuple[int, int]:
+        """Fewest and most samples the item can take (for dry runs)."""
+        ...
+
+
+@runtime_checkable
+class StoppingRule(Protocol):
+    """Decides, per item, which samples are needed next and when the item is done."""
+
+    def start(self, item: Item) -> ItemProgress:
+        """A fresh state for ``item``."""
+        ...
+
+
+class _FixedProgress:
+    adaptive = False
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def decide(self, answers: Mapping[int, str]) -> Decision:
+        missing = tuple(i for i in range(self.n) if i not in answers)
+        return Decision(NEED if missing else COMPLETE, missing, None, self.n - len(missing))
+
+    def expected_total(self) -> int:
+        return self.n
+
+    def bounds(self) -> tuple[int, int]:
+        return self.n, self.n
+
+
+class FixedN:
+    """The default stopping rule: exactly ``item.n`` samples of every item."""
+
+    def start(self, item: Item) -> ItemProgress:
+        """Samples ``0 .. item.n - 1``."""
+        return _FixedProgress(item.n)
+
+
+@dataclass(frozen=True)
+class StudyPlan:
+    """A study expanded for the runner.
+
+    ``kind`` is the registered study type (``more-of-the-same``) and ``name`` the
+    study's own name; ``spec`` is the study as plain data, recorded in the run
+    manifest (a resumed run must present the same). ``system_prompt`` precedes every
+    chat item.
+    """
+
+    kind: str
+    name: str
+    items: tuple[Item, ...]
+    spec: Mapping[str, Any]
+    stopping: StoppingRule = field(default_factory=FixedN)
+    system_prompt: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "items", tuple(self.items))
+        if not self.items:
+            raise ConfigError(f"study {self.name!r} has no items")
+        seen: set[tuple[str, ...]] = set()
+        for item in self.items:
+            if item.key in seen:
+                raise ConfigError(f"study {self.name!r} has two items with key {item.item_id}")
+            seen.add(item.key)
+
+    @property
+    def kinds(self) -> tuple[RequestKind, ...]:
+        """The request kinds the items need, in the order first met."""
+        return tuple(dict.fromkeys(item.kind for item in self.items))
+
+
+@runtime_checkable
+class Plannable(Protocol):
+    """Anything that expands into a :class:`StudyPlan` (a study object)."""
+
+    def to_plan(self) -> StudyPlan:
+        """The items, stopping rule and manifest spec of this study."""
+        ...
+
+
+def as_plan(study: StudyPlan | Plannable) -> StudyPlan:
+    """``study`` as a plan (a plan is returned as it is)."""
+    if isinstance(study, StudyPlan):
+        return study
+    if isinstance(study, Plannable):
+        return study.to_plan()
+    raise ConfigError(f"cannot run {type(study).__name__}: not a study")

@@ -1,0 +1,365 @@
+"""The run loop: feeds requests to the model's stream, stores every answer, and asks each
+item's stopping rule what it needs next.
+
+The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
+requests (enforcing the request and cost budgets), and each answer that comes back
+is recorded, buffered and committed in short transactions by this one writer, so a
+crash loses at most the uncommitted answers, which a resumed run requests again.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import sqlite3
+import time
+from dataclasses import dataclass, field
+
+from rich.console import Console
+
+from gasp.backends import (
+    DecodingConfig,
+    GenerationResponse,
+    ResilientModel,
+    ScoreResponse,
+    StopReason,
+    cost_usd,
+)
+from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
+from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
+from gasp.runner._progress import RunProgress
+from gasp.runner._summary import RunOptions, RunSummary
+from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
+
+Response = GenerationResponse | ScoreResponse
+
+
+@dataclass
+class ItemState:
+    """The answers of one item so far and its stopping rule's state."""
+
+    item: Item
+    progress: ItemProgress
+    #: Successful answers by sample index (generated text; "" for scores).
+    answers: dict[int, str] = field(default_factory=dict)
+    #: Samples whose latest attempt failed (retried in a later session).
+    failed: set[int] = field(default_factory=set)
+
+    def add(self, index: int, text: str) -> None:
+        """Record a successful sample."""
+        self.answers[index] = text
+        self.failed.discard(index)
+
+    def add_failure(self, index: int) -> None:
+        """Record a sample whose request failed after every retry."""
+        if index not in self.answers:
+            self.failed.add(index)
+
+
+class ItemLoop:
+    """Runs the items of a plan through a :class:`ResilientModel` into a :class:`RunStore`."""
+
+    def __init__(
+        self,
+        plan: StudyPlan,
+        store: RunStore,
+        model: ResilientModel,
+        opts: RunOptions,
+        decoding: DecodingConfig,
+        summary: RunSummary,
+        price: tuple[float, float] | None,
+        console: Console | None,
+    ) -> None:
+        self.plan = plan
+        self.store = store
+        self.model = model
+        self.opts = opts
+        self.decoding = decoding
+        self.summary = summary
+        self.price = price
+        self.states = {item.key: ItemState(item, plan.stopping.start(item)) for item in plan.items}
+        self.queue: collections.deque[tuple[ItemState, int]] = collections.deque()
+        self.in_flight: dict[str, tuple[ItemState, int, float]] = {}
+        self.attempted: set[tuple[tuple[str, ...], int]] = set()
+        self.samples: list[SampleRecord] = []
+        self.scores: list[ScoreRecord] = []
+        self.dirty: set[tuple[str, ...]] = set()
+        self.last_flush = time.monotonic()
+        self.spent = 0.0
+        self.committed_estimate = 0.0
+        self.failed_kinds: collections.Counter[str] = collections.Counter()
+        self.faults: collections.Counter[str] = collections.Counter()
+        self.progress = RunProgress(plan.name, enabled=opts.progress, console=console)
+        self.expected: dict[tuple[str, ...], int] = {}
+
+    # -- resume
+
+    def load(self) -> int:
+        """Take the successful answers already stored; return how many there are."""
+        by_id = {state.item.item_id: state for state in self.states.values()}
+        stored = self.store.stored_samples()
+        ok = stored[stored["stop_reason"] != str(StopReason.ERROR)]
+        for iid, index, text in zip(ok["item_id"], ok["sample_index"], ok["text"], strict=True):
+            state = by_id.get(str(iid))
+            if state is not None:
+                state.add(int(index), "" if text is None else str(text))
+        resumed = len(ok)
+        scores = self.store.stored_scores()
+        if len(scores):
+            # a scored sample is done when every candidate of it is stored without error
+            bad = scores[scores["status"] != "ok"][["item_id", "sample_index"]]
+            failed = set(zip(bad["item_id"], bad["sample_index"], strict=True))
+            done = scores[["item_id", "sample_index"]].drop_duplicates()
+            for iid, index in zip(done["item_id"], done["sample_index"], strict=True):
+                state = by_id.get(str(iid))
+                if state is not None and (iid, index) not in failed:
+                    state.add(int(index), "")
+                    resumed += 1
+        if self.price is not None and len(ok):
+            self.spent = cost_usd(
+                self.price,
+                int(ok["prompt_tokens"].fillna(0).sum()),
+                int(ok["completion_tokens"].fillna(0).sum()),
+            )
+        return resumed
+
+    # -- main loop
+
+    async def run(self) -> None:
+        """Request everything the items need; record the session in the store."""
+        started = time.monotonic()
+        summary = self.summary
+        summary.run_id = self.store.run_id
+        summary.model_id = self.model.model_id
+        session = self.store.begin_session()
+        summary.resumed = self.load()
+        for state in self.states.values():
+            self._schedule(state)
+        self.progress.start(sum(self.expected.values()), summary.resumed)
+        failed = True
+        try:
+            try:
+                async for request, response in self.model.stream(self):
+                    self._record(request, response)
+                    self._maybe_flush()
+            finally:
+                self._flush()
+            failed = False
+        finally:
+            self.progress.stop()
+            self._finish()
+            summary.elapsed_s = time.monotonic() - started
+            if failed:
+                outcome = "error"
+            elif summary.complete:
+                outcome = "complete"
+            else:
+                outcome = summary.stopped or "incomplete"
+            self.store.end_session(session, outcome, summary.to_dict())
+
+    def take(self, limit: int) -> list[Request]:
+        """Up to ``limit`` requests ready now, within the request and cost budgets."""
+        requests: list[Request] = []
+        opts = self.opts
+        while self.queue and len(requests) < limit:
+            if opts.max_requests is not None and self.summary.requests >= opts.max_requests:
+                self.summary.stopped = f"--max-requests {opts.max_requests} reached"
+                self.queue.clear()
+                break
+            state, index = self.queue[0]
+            estimate = estimate_item_cost(
+                state.item, self.price, self.plan.system_prompt, self.decoding.max_tokens
+            )
+            if (
+                opts.max_cost is not None
+                and self.spent + self.committed_estimate + estimate > opts.max_cost
+            ):
+                self.summary.stopped = f"--max-cost ${opts.max_cost:g} reached"
+                self.queue.clear()
+                break
+            self.queue.popleft()
+            self.committed_estimate += estimate
+            self.summary.requests += 1
+            request = build_request(
+                state.item,
+                index,
+                decoding=self.decoding,
+                run_seed=self.opts.seed,
+                system_prompt=self.plan.system_prompt,
+            )
+            self.in_flight[request.key] = (state, index, estimate)
+            requests.append(request)
+        return requests
+
+    # -- recording
+
+    def _record(self, request: Request, response: Response) -> None:
+        state, index, estimate = self.in_flight.pop(request.key)
+        self.committed_estimate = max(0.0, self.committed_estimate - estimate)
+        for kind in response.fault_kinds:
+            self.faults[kind] += 1
+        if isinstance(response, ScoreResponse):
+            ok = response.ok
+            self._store_scores(state, index, response)
+            if self.price is not None:
+                self.spent += cost_usd(self.price, response.prompt_tokens or 0, 1) if ok else 0.0
+        else:
+            ok = response.stop_reason != StopReason.ERROR
+            self._store_sample(state, index, response)
+            if self.price is not None:
+                if response.prompt_tokens is None and response.completion_tokens is None:
+                    self.spent += estimate if ok else 0.0
+                else:
+                    self.spent += cost_usd(
+                        self.price, response.prompt_tokens or 0, response.completion_tokens or 0
+                    )
+        if ok:
+            self.summary.generated += 1
+            state.add(index, response.text if isinstance(response, GenerationResponse) else "")
+            self.progress.advance(
+                state.item.key, state.progress.expected_total(), len(state.answers)
+            )
+        else:
+            self.summary.failed += 1
+            self.failed_kinds[response.fault_kinds[-1] if response.fault_kinds else "error"] += 1
+            state.add_failure(index)
+        self._schedule(state)
+
+    def _store_sample(self, state: ItemState, index: int, response: GenerationResponse) -> None:
+        is_error = response.stop_reason == StopReason.ERROR
+        self.samples.append(
+            SampleRecord(
+                item_id=state.item.item_id,
+                sample_index=index,
+                seed=sample_seed(self.opts.seed, state.item.key, index),
+                text=None if is_error else response.text,
+                stop_reason=str(response.stop_reason),
+                error=response.error,
+                fault_kinds=",".join(response.fault_kinds) or None,
+                model_id=response.model_id,
+                prompt_tokens=response.prompt_tokens,
+                completion_tokens=response.completion_tokens,
+                latency_s=response.latency_s,
+                attempts=response.attempts,
+                created_at=utc_now(),
+            )
+        )
+
+    def _store_scores(self, state: ItemState, index: int, response: ScoreResponse) -> None:
+        now = utc_now()
+        common = {
+            "item_id": state.item.item_id,
+            "sample_index": index,
+            "fault_kinds": ",".join(response.fault_kinds) or None,
+            "model_id": response.model_id,
+            "prompt_tokens": response.prompt_tokens,
+            "latency_s": response.latency_s,
+            "attempts": response.attempts,
+            "created_at": now,
+        }
+        if not response.ok:
+            for candidate in state.item.candidates:
+                self.scores.append(
+                    ScoreRecord(
+                        candidate=candidate,
+                        logprob=None,
+                        status="error",
+                        error=response.error,
+                        **common,  # type: ignore[arg-type]
+                    )
+                )
+            return
+        for score in response.scores:
+            self.scores.append(
+                ScoreRecord(
+                    candidate=score.candidate,
+                    logprob=score.logprob,
+                    tokens=tuple(score.tokens),
+                    token_ids=tuple(score.token_ids) or None,
+                    approximate=score.approximate,
+                    **common,  # type: ignore[arg-type]
+                )
+            )
+
+    def _schedule(self, state: ItemState) -> None:
+        """Queue what an item needs next (each sample at most once per session)."""
+        decision = state.progress.decide(state.answers)
+        key = state.item.key
+        if decision.status == NEED:
+            for index in decision.missing:
+                if (key, index) not in self.attempted:
+                    self.attempted.add((key, index))
+                    self.queue.append((state, index))
+        else:
+            self.dirty.add(key)
+            self.progress.cell_finished(key)
+        expected = state.progress.expected_total()
+        if self.expected.get(key) != expected:
+            self.expected[key] = expected
+            self.progress.update_total(sum(self.expected.values()))
+
+    # -- writing
+
+    def _maybe_flush(self) -> None:
+        if (
+            len(self.samples) + len(self.scores) >= self.opts.commit_rows
+            or time.monotonic() - self.last_flush >= self.opts.commit_interval_s
+        ):
+            self._flush()
+
+    def _flush(self) -> None:
+        samples, self.samples = self.samples, []
+        scores, self.scores = self.scores, []
+        if samples:
+            self.store.write_samples(samples)
+        if scores:
+            self.store.write_scores(scores)
+        if self.dirty:
+            self.store.write_item_states(self._state_records(self.dirty))
+            self.dirty = set()
+        self.last_flush = time.monotonic()
+
+    def _state_records(self, keys: set[tuple[str, ...]]) -> list[ItemStateRecord]:
+        records = []
+        for key in keys:
+            state = self.states[key]
+            decision = state.progress.decide(state.answers)
+            status, reason = decision.status, decision.reason
+            if status == NEED:
+                status = "incomplete"
+                if state.failed:
+                    reason = f"{len(state.failed)} sample(s) failed; run again to retry them"
+                else:
+                    reason = self.summary.stopped or "interrupted"
+            records.append(
+                ItemStateRecord(
+                    item_id=state.item.item_id,
+                    status=status,
+                    reason=reason,
+                    n_samples=len(state.answers),
+                    counts=dict(decision.counts) or None,
+                )
+            )
+        return records
+
+    def _finish(self) -> None:
+        summary = self.summary
+        by_status: collections.Counter[str] = collections.Counter()
+        for key, state in self.states.items():
+            decision = state.progress.decide(state.answers)
+            if decision.status == SKIPPED:
+                summary.skipped[key] = decision.reason or ""
+            elif decision.status == CAPPED:
+                summary.capped[key] = decision.reason or ""
+            by_status["incomplete" if decision.status == NEED else decision.status] += 1
+        summary.cells_by_status = dict(by_status)
+        summary.complete = by_status["incomplete"] == 0
+        summary.failed_by_kind = dict(self.failed_kinds)
+        summary.faults_by_kind = dict(self.faults)
+        summary.cost_usd = self.spent if self.price is not None else None
+        # the answers are safe already; item states are derived data, recomputed on resume
+        with contextlib.suppress(sqlite3.Error):
+            self.store.write_item_states(self._state_records(set(self.states)))
+
+
+__all__ = ["ItemLoop", "ItemState", "RequestKind"]

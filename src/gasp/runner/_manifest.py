@@ -1,0 +1,112 @@
+"""The run manifest: what a run is (study, model, decoding, seed) and the check that a
+resumed run is the same run."""
+
+from __future__ import annotations
+
+import dataclasses
+import platform
+from collections.abc import Mapping
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from gasp.backends import DecodingConfig, ModelBackend, redact_url
+from gasp.errors import ConfigError
+from gasp.runner._items import StudyPlan
+from gasp.store import utc_now
+
+#: Packages whose versions the manifest records (where installed).
+RECORDED_PACKAGES = (
+    "gasp",
+    "numpy",
+    "scipy",
+    "pandas",
+    "pyarrow",
+    "torch",
+    "transformers",
+    "openai",
+    "vllm",
+)
+
+
+def run_identity(plan: StudyPlan, spec: str, decoding: DecodingConfig, seed: int) -> dict[str, Any]:
+    """What makes two invocations the same run: study, its kind, model, decoding, seed."""
+    return {
+        "study": dict(plan.spec),
+        "study_kind": plan.kind,
+        "model": spec,
+        "decoding": dataclasses.asdict(decoding),
+        "seed": seed,
+    }
+
+
+def check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], path: Path) -> None:
+    """Raise :class:`ConfigError` when the stored run differs from ``identity``."""
+    stored = {
+        "study": manifest.get("study"),
+        "study_kind": manifest.get("study_kind"),
+        "model": manifest.get("model", {}).get("spec"),
+        "decoding": manifest.get("decoding"),
+        "seed": manifest.get("seed"),
+    }
+    for key in ("study_kind", "study", "model", "seed", "decoding"):
+        if stored[key] == identity[key]:
+            continue
+        if key == "study":
+            detail = f"study {_study_difference(stored[key], identity[key])}"
+        elif key == "decoding" and isinstance(stored[key], Mapping):
+            old, new = stored[key], identity[key]
+            keys = [*new, *(k for k in old if k not in new)]
+            name = next(k for k in keys if old.get(k) != new.get(k))
+            detail = f"{name} {old.get(name)!r}, now {new.get(name)!r}"
+        else:
+            detail = f"{key} {stored[key]!r}, now {identity[key]!r}"
+        raise ConfigError(
+            f"{path} holds another run ({detail}); use a new --out path or the original settings"
+        )
+
+
+def _study_difference(old: Any, new: Mapping[str, Any]) -> str:
+    if not isinstance(old, Mapping):
+        return "missing"
+    for key in new:
+        if old.get(key) != new.get(key):
+            return f"differs in {key!r}"
+    return "differs"
+
+
+def build_manifest(
+    plan: StudyPlan,
+    spec: str,
+    backend: ModelBackend,
+    decoding: DecodingConfig,
+    *,
+    seed: int,
+    base_url: str | None,
+    api_key_env: str | None,
+) -> dict[str, Any]:
+    """The manifest of a new run (never holds an API key)."""
+    versions: dict[str, str] = {"python": platform.python_version()}
+    for package in RECORDED_PACKAGES:
+        try:
+            versions[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "study": dict(plan.spec),
+        "study_kind": plan.kind,
+        "request_kinds": [str(k) for k in plan.kinds],
+        "model": {
+            "spec": spec,
+            "provider": spec.partition("/")[0],
+            "model_id": backend.model_id,
+            "backend": type(backend).__name__,
+            "base_url": redact_url(base_url),
+            "api_key_env": api_key_env,
+        },
+        "decoding": dataclasses.asdict(decoding),
+        "seed": seed,
+        "packages": versions,
+        "platform": platform.platform(),
+        "started_at": utc_now(),
+    }

@@ -1,0 +1,89 @@
+"""How to run a study (:class:`RunOptions`) and what a run did (:class:`RunSummary`)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from gasp.backends import DecodingConfig, RetryPolicy
+from gasp.errors import ConfigError
+from gasp.runner._plan import PlanEstimate
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """How to run a study.
+
+    ``seed`` is the run seed (per-sample seeds derive from it and the sample key);
+    ``max_requests`` and ``max_cost`` (USD, priced ``openai/`` models only) stop the
+    run cleanly, leaving a store the same command resumes. ``backend_options`` go to
+    the backend (for example ``latency_s`` for ``mock/...``).
+    """
+
+    decoding: DecodingConfig = field(default_factory=DecodingConfig)
+    seed: int = 0
+    max_concurrency: int = 16
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    max_requests: int | None = None
+    max_cost: float | None = None
+    dry_run: bool = False
+    base_url: str | None = None
+    api_key_env: str | None = None
+    progress: bool = True
+    backend_options: Mapping[str, Any] | None = None
+    commit_rows: int = 512
+    commit_interval_s: float = 0.25
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for an impossible option."""
+        if self.seed < 0:
+            raise ConfigError(f"seed must be a non-negative integer, got {self.seed}")
+        if self.max_concurrency < 1:
+            raise ConfigError(f"max_concurrency must be at least 1, got {self.max_concurrency}")
+        if self.max_requests is not None and self.max_requests < 1:
+            raise ConfigError(f"max_requests must be at least 1, got {self.max_requests}")
+        if self.max_cost is not None and not self.max_cost > 0:
+            raise ConfigError(f"max_cost must be a positive number of USD, got {self.max_cost}")
+        if self.commit_rows < 1 or self.commit_interval_s < 0:
+            raise ConfigError("commit_rows must be at least 1 and commit_interval_s non-negative")
+
+
+@dataclass
+class RunSummary:
+    """What one invocation of the runner did (or, for a dry run, would do)."""
+
+    study: str
+    store_path: str
+    model: str
+    run_id: str = ""
+    model_id: str = ""
+    dry_run: bool = False
+    estimate: PlanEstimate | None = None
+    #: New successful samples stored in this session.
+    generated: int = 0
+    #: Successful samples already in the store when the session started.
+    resumed: int = 0
+    #: Samples whose request failed after every retry in this session (retried on resume).
+    failed: int = 0
+    failed_by_kind: dict[str, int] = field(default_factory=dict)
+    #: Every fault met, retried ones included, by kind.
+    faults_by_kind: dict[str, int] = field(default_factory=dict)
+    skipped: dict[tuple[str, ...], str] = field(default_factory=dict)
+    capped: dict[tuple[str, ...], str] = field(default_factory=dict)
+    cells_by_status: dict[str, int] = field(default_factory=dict)
+    requests: int = 0
+    cost_usd: float | None = None
+    #: Why the session stopped early (a budget), or None.
+    stopped: str | None = None
+    complete: bool = False
+    elapsed_s: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-compatible form (recorded in the store's ``sessions`` table)."""
+        data = dataclasses.asdict(self)
+        data["skipped"] = {"/".join(k): v for k, v in self.skipped.items()}
+        data["capped"] = {"/".join(k): v for k, v in self.capped.items()}
+        data["estimate"] = None if self.estimate is None else dataclasses.asdict(self.estimate)
+        return data

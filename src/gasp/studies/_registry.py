@@ -1,0 +1,159 @@
+"""Studies by name: the :class:`StudyType` contract, the registry, and study files.
+
+A study type is a package under ``gasp.studies`` (or a user's own) that turns a
+study source (its registered name or a study file) into runner items, analyses a
+run store into results, and renders its report section from those results. The
+registry maps names to types; built-in types are imported only when asked for, so
+study packages never import each other.
+"""
+
+from __future__ import annotations
+
+import abc
+import importlib
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from gasp.errors import ConfigError
+from gasp.runner import Plannable
+
+#: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
+BUILTIN_STUDY_MODULES: Mapping[str, str] = {
+    "more-of-the-same": "gasp.studies.more_of_the_same",
+}
+
+#: The key of a study file naming its study type (default: more-of-the-same).
+STUDY_KIND_KEY = "study"
+DEFAULT_STUDY_KIND = "more-of-the-same"
+
+
+class StudyType(abc.ABC):
+    """One kind of study: its items, its analysis and its report section.
+
+    ``options`` passed to :meth:`build`, :meth:`analyze` and :meth:`report` are the
+    command line's values by name (None for an option not given); a study type
+    raises :class:`ConfigError` for a given option it does not use.
+    """
+
+    #: Registered name (``gasp run NAME``), recorded in every run manifest.
+    name: str
+    #: One line for ``gasp studies``.
+    description: str
+
+    @abc.abstractmethod
+    def build(self, source: str | Path, options: Mapping[str, Any]) -> Plannable:
+        """The study to run: ``source`` is this type's name or a study file."""
+
+    def quick_options(self) -> dict[str, Any]:
+        """Option values of ``gasp run --quick`` (explicit options override them)."""
+        return {}
+
+    @abc.abstractmethod
+    def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Analyse the run store into the results folder; return a short summary."""
+
+    def probe(self, results: Path, options: Mapping[str, Any]) -> str:
+        """An optional step after the analysis (default: none); a one-line summary."""
+        return f"study {self.name!r} has no probe step"
+
+    @abc.abstractmethod
+    def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
+        """Render the report from saved results only; return the HTML file."""
+
+    def compare(self, results: Sequence[Path], out: Path, options: Mapping[str, Any]) -> Path:
+        """Compare several runs of this study (default: not supported)."""
+        raise ConfigError(f"study {self.name!r} has no comparison across runs")
+
+
+def reject_options(study: str, options: Mapping[str, Any], allowed: set[str]) -> None:
+    """Raise :class:`ConfigError` when an option outside ``allowed`` was given."""
+    given = sorted(k for k, v in options.items() if v not in (None, False) and k not in allowed)
+    if given:
+        flag = "--" + given[0].replace("_", "-")
+        raise ConfigError(f"option {flag} does not apply to study {study!r}")
+
+
+_REGISTRY: dict[str, StudyType] = {}
+
+
+def register_study(study_type: StudyType) -> None:
+    """Make ``study_type`` available by its name (replacing one of the same name)."""
+    if not study_type.name.strip():
+        raise ConfigError("a study type needs a name")
+    _REGISTRY[study_type.name] = study_type
+
+
+def study_names() -> tuple[str, ...]:
+    """Names of every known study type, built-in first."""
+    return tuple(dict.fromkeys([*BUILTIN_STUDY_MODULES, *_REGISTRY]))
+
+
+def get_study_type(name: str) -> StudyType:
+    """The study type called ``name`` (built-in types are imported on first use)."""
+    if name not in _REGISTRY and name in BUILTIN_STUDY_MODULES:
+        module = importlib.import_module(BUILTIN_STUDY_MODULES[name])
+        register_study(module.STUDY_TYPE)
+    if name not in _REGISTRY:
+        raise ConfigError(f"unknown study {name!r}; known: {', '.join(study_names())}")
+    return _REGISTRY[name]
+
+
+def study_types() -> list[StudyType]:
+    """Every known study type."""
+    return [get_study_type(name) for name in study_names()]
+
+
+def read_study_file(path: str | Path) -> dict[str, Any]:
+    """The keys of a study file (TOML or YAML); every problem is one :class:`ConfigError`."""
+    file = Path(path)
+    if file.is_dir():
+        raise ConfigError(f"{file} is a directory, not a study file")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"cannot read study file {file}: {exc}") from None
+    suffix = file.suffix.lower()
+    data: Any
+    if suffix == ".toml":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{file}: invalid TOML: {exc}") from None
+    elif suffix in (".yaml", ".yml"):
+        try:
+            data = yaml.safe_load(text)
+        except yaml.YAMLError as exc:
+            msg = " ".join(str(exc).split())
+            raise ConfigError(f"{file}: invalid YAML: {msg}") from None
+    else:
+        raise ConfigError(f"{file}: a study file must end in .toml, .yaml or .yml")
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"{file}: a study file must be a table of keys")
+    return dict(data)
+
+
+def study_type_for(source: str | Path) -> StudyType:
+    """The study type of ``source``: a registered name, or a study file whose ``study``
+    key names its type (more-of-the-same when absent)."""
+    text = str(source)
+    if text in study_names():
+        return get_study_type(text)
+    path = Path(source)
+    if not path.exists():
+        raise ConfigError(
+            f"no study or study file called {text!r} (studies: {', '.join(study_names())})"
+        )
+    kind = read_study_file(path).get(STUDY_KIND_KEY, DEFAULT_STUDY_KIND)
+    if not isinstance(kind, str):
+        raise ConfigError(f"{path}: {STUDY_KIND_KEY} must be a study name, got {kind!r}")
+    return get_study_type(kind)
+
+
+def study_type_of_manifest(manifest: Mapping[str, Any]) -> StudyType:
+    """The study type recorded in a run manifest."""
+    kind = manifest.get("study_kind") or DEFAULT_STUDY_KIND
+    return get_study_type(str(kind))

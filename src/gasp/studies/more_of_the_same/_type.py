@@ -1,0 +1,133 @@
+"""More of the Same as a registered study type: options, analysis, probe and report."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gasp.errors import ConfigError
+from gasp.studies._registry import StudyType, reject_options
+from gasp.studies.more_of_the_same._load import load_study, load_subjects_csv
+from gasp.studies.more_of_the_same._model import STUDY_KIND, Study
+
+#: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
+BUILD_OPTIONS = {"occupations", "occupations_file", "n", "templates", "conditions", "cap_factor"}
+
+
+@dataclasses.dataclass(frozen=True)
+class QuickPreset:
+    """The reduced run of ``gasp run --quick``.
+
+    Sized for the embedded SmolLM2 model on a 2-core CPU (about 90 tokens/s at batch
+    16): 3 occupations, both templates, the four conditions, ``n`` samples per named
+    cell and per associated gender, unspecified cells capped at ``cap_factor`` x n.
+    """
+
+    occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
+    n: int = 8
+    max_tokens: int = 80
+    cap_factor: int = 3
+    probe_k: int | None = None
+
+
+QUICK = QuickPreset()
+
+
+def _split(value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise ConfigError("an empty list was given; separate names with commas")
+    return items
+
+
+def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
+    """The study named by ``source`` (built-in name or study file), reduced by the
+    options ``occupations``, ``occupations_file``, ``n``, ``templates``,
+    ``conditions`` and ``cap_factor`` (None: unchanged)."""
+    reject_options(STUDY_KIND, options, BUILD_OPTIONS)
+    occupations = options.get("occupations")
+    occupations_file = options.get("occupations_file")
+    n = options.get("n")
+    cap_factor = options.get("cap_factor")
+    if occupations and occupations_file:
+        raise ConfigError("give --occupations or --occupations-file, not both")
+    if n is not None and n < 1:
+        raise ConfigError(f"--n must be a positive integer, got {n}")
+    spec = load_study(source)
+    if occupations_file is not None:
+        spec = spec.with_subjects(load_subjects_csv(occupations_file))
+    names = _split(occupations)
+    if names is not None:
+        unknown = [o for o in names if o not in {s.name for s in spec.subjects}]
+        if unknown:
+            raise ConfigError(
+                f"occupation {unknown[0]!r} is not in study {spec.name!r}; "
+                "pass your own list with --occupations-file"
+            )
+    spec = spec.restrict(
+        subjects=names,
+        templates=_split(options.get("templates")),
+        conditions=_split(options.get("conditions")),
+        n=n,
+    )
+    if cap_factor is None:
+        return spec
+    if cap_factor < 1:
+        raise ConfigError(f"--cap-factor must be at least 1, got {cap_factor}")
+    return dataclasses.replace(
+        spec, stopping=dataclasses.replace(spec.stopping, cap_factor=cap_factor)
+    )
+
+
+class MoreOfTheSame(StudyType):
+    """GAS(P) of seed ``000``: generate, associate, statistically test, probe."""
+
+    name = STUDY_KIND
+    description = (
+        "More of the Same (GAS(P)): personas and biographies of 63 occupations, gender "
+        "unspecified and named; who is represented and how (Calibrated Marked Words, SRB, probe)."
+    )
+
+    def build(self, source: str | Path, options: Mapping[str, Any]) -> Study:
+        """The study to run (see :func:`build_study`)."""
+        return build_study(source, options)
+
+    def quick_options(self) -> dict[str, Any]:
+        """``--quick``: 3 occupations, n = 8, 80 tokens, unspecified cells capped at 3 x n."""
+        return {
+            "occupations": ",".join(QUICK.occupations),
+            "n": QUICK.n,
+            "max_tokens": QUICK.max_tokens,
+            "cap_factor": QUICK.cap_factor,
+        }
+
+    def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Who is represented and how (see :mod:`gasp.analysis`), saved to ``results``."""
+        from gasp.studies.more_of_the_same._steps import analyze_step
+
+        return analyze_step(store, results, options)
+
+    def probe(self, results: Path, options: Mapping[str, Any]) -> str:
+        """Cluster the significant words of saved results (Figure 5); a one-line summary."""
+        from gasp.studies.more_of_the_same._steps import probe_step
+
+        return probe_step(results, options)
+
+    def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
+        """The audit report (or a comparison's) from saved results only."""
+        from gasp.studies.more_of_the_same._steps import report_step
+
+        return report_step(results, out, options)
+
+    def compare(self, results: Sequence[Path], out: Path, options: Mapping[str, Any]) -> Path:
+        """Table 14 and Figure 4 across runs, saved to ``out``; returns the report."""
+        from gasp.studies.more_of_the_same._steps import compare_step
+
+        return compare_step(results, out, options)
+
+
+STUDY_TYPE = MoreOfTheSame()
