@@ -1,22 +1,43 @@
-"""The run store: one SQLite file per run (manifest, samples, cell decisions) and export."""
+"""The run store: one SQLite file per run (manifest, items, samples, scores, decisions).
 
-from gasp.store._export import EXPORT_FORMATS, export
-from gasp.store._schema import SCHEMA_VERSION
-from gasp.store._sqlite import (
-    SAMPLES_FRAME_COLUMNS,
-    CellRecord,
-    RunStore,
-    SampleRecord,
-    read_manifest,
+See docs/store-schema.md for the schema, its versions and the migration of version 1
+stores. The store knows nothing of studies: a study expands itself into
+:class:`ItemRecord` rows, and the runner rebuilds the study from :meth:`RunStore.manifest`.
+"""
+
+from gasp.store._export import EXPORT_FORMATS, EXPORT_TABLES, export
+from gasp.store._frames import (
+    SAMPLES_LEADING_COLUMNS,
+    SAMPLES_TRAILING_COLUMNS,
+    SCORES_TRAILING_COLUMNS,
 )
+from gasp.store._migrate import V1_STUDY_KIND, backup_path, v1_item_id
+from gasp.store._records import (
+    ItemRecord,
+    ItemStateRecord,
+    SampleRecord,
+    ScoreRecord,
+    utc_now,
+)
+from gasp.store._schema import SCHEMA_VERSION
+from gasp.store._sqlite import RunStore, read_manifest
 
 __all__ = [
     "EXPORT_FORMATS",
-    "SAMPLES_FRAME_COLUMNS",
+    "EXPORT_TABLES",
+    "SAMPLES_LEADING_COLUMNS",
+    "SAMPLES_TRAILING_COLUMNS",
     "SCHEMA_VERSION",
-    "CellRecord",
+    "SCORES_TRAILING_COLUMNS",
+    "V1_STUDY_KIND",
+    "ItemRecord",
+    "ItemStateRecord",
     "RunStore",
     "SampleRecord",
+    "ScoreRecord",
+    "backup_path",
     "export",
     "read_manifest",
+    "utc_now",
+    "v1_item_id",
 ]

@@ -1,4 +1,4 @@
-"""Exporting a run store's samples to Parquet, CSV or JSON Lines."""
+"""Exporting a run store's samples or scores to Parquet, CSV or JSON Lines."""
 
 from __future__ import annotations
 
@@ -18,14 +18,26 @@ EXPORT_FORMATS: dict[str, str] = {
     ".ndjson": "jsonl",
 }
 
+#: The tables :func:`export` writes.
+EXPORT_TABLES: tuple[str, ...] = ("samples", "scores")
 
-def export(store_path: str | Path, out_path: str | Path, *, include_errors: bool = True) -> Path:
-    """Write the samples of a run to ``out_path``; the format follows its extension.
 
-    ``.parquet`` (the manifest is kept as the file's ``gasp_manifest`` metadata),
-    ``.csv`` or ``.jsonl``. Rows that record an error are included unless
-    ``include_errors`` is false. Returns the path written.
+def export(
+    store_path: str | Path,
+    out_path: str | Path,
+    *,
+    include_errors: bool = True,
+    table: str = "samples",
+) -> Path:
+    """Write the samples (or, with ``table="scores"``, the scores) of a run to ``out_path``.
+
+    The format follows the extension: ``.parquet`` (the manifest is kept as the file's
+    ``gasp_manifest`` metadata), ``.csv`` (list values as JSON text) or ``.jsonl``.
+    Rows that record an error are included unless ``include_errors`` is false.
+    Returns the path written.
     """
+    if table not in EXPORT_TABLES:
+        raise ConfigError(f"cannot export {table!r}: use one of {', '.join(EXPORT_TABLES)}")
     out = Path(out_path)
     fmt = EXPORT_FORMATS.get(out.suffix.lower())
     if fmt is None:
@@ -33,16 +45,22 @@ def export(store_path: str | Path, out_path: str | Path, *, include_errors: bool
             f"cannot export to {out.name}: use one of {', '.join(sorted(EXPORT_FORMATS))}"
         )
     with RunStore.open(store_path) as store:
-        frame = store.samples(include_errors=include_errors)
+        if table == "scores":
+            frame = store.scores(include_errors=include_errors)
+        else:
+            frame = store.samples(include_errors=include_errors)
         manifest = store.manifest() if store.has_manifest() else {}
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
     if fmt == "parquet":
-        table = pa.Table.from_pandas(frame, preserve_index=False)
-        metadata = dict(table.schema.metadata or {})
+        arrow = pa.Table.from_pandas(frame, preserve_index=False)
+        metadata = dict(arrow.schema.metadata or {})
         metadata[b"gasp_manifest"] = json.dumps(manifest, sort_keys=True).encode()
-        pq.write_table(table.replace_schema_metadata(metadata), tmp)
+        pq.write_table(arrow.replace_schema_metadata(metadata), tmp)
     elif fmt == "csv":
+        lists = [c for c in ("tokens", "token_ids") if c in frame.columns]
+        for column in lists:
+            frame[column] = [None if v is None else json.dumps(v) for v in frame[column]]
         frame.to_csv(tmp, index=False)
     else:
         frame.to_json(tmp, orient="records", lines=True, force_ascii=False)

@@ -1,22 +1,30 @@
 """The run store's SQLite schema, version :data:`SCHEMA_VERSION` (see docs/store-schema.md).
 
-One SQLite file (WAL mode) holds one run:
+One SQLite file (WAL mode) holds one run of one study:
 
 ``gasp_meta``
-    key/value pairs: ``schema_version``, ``run_id`` (a UUID), ``created_at`` (UTC, ISO 8601).
+    key/value pairs: ``schema_version``, ``run_id`` (a UUID), ``created_at`` (UTC, ISO
+    8601) and, for a store migrated from an older version, ``migrated_from`` and
+    ``migrated_at``.
 ``manifest``
     exactly one row (``id = 1``): the run manifest as JSON (study spec, model, backend,
     decoding settings, seed, package versions, start time). Written once; a resumed
     run must match it. Never holds an API key.
+``items``
+    the study expanded into requests: one row per item (a prompt or chat messages plus
+    named attributes), either free-text generation (``generate``) or the scoring of
+    candidate continuations (``score``). Items are written once and never change.
 ``samples``
-    one row per requested sample, unique on (template, subject, condition,
-    sample_index). A sample that succeeded is written once and never replaced; a
-    row with ``stop_reason = 'error'`` records a failure and is replaced when the
-    sample is retried.
-``cells``
-    the runner's latest decision per cell: ``complete``, ``skipped``, ``capped`` or
-    ``incomplete``, with the reason and the associated-gender counts behind it. The
-    decisions can always be recomputed from ``samples``.
+    one row per (item, sample index) generation. A sample that succeeded is written
+    once and never replaced; a row with ``stop_reason = 'error'`` records a failure
+    and is replaced when the sample is retried.
+``scores``
+    one row per (item, sample index, candidate): the log-probability of the candidate
+    continuation. Replaced only when the stored row is an error, like ``samples``.
+``item_states``
+    the runner's latest decision per item (``complete``, ``skipped``, ``capped`` or
+    ``incomplete``), with the reason and the counts behind it. Derived data: it can
+    always be recomputed from ``samples`` and ``scores``.
 ``sessions``
     one row per invocation of the runner on this store (start, end, outcome and a
     JSON summary), so a resumed run shows its history.
@@ -24,15 +32,21 @@ One SQLite file (WAL mode) holds one run:
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+ITEM_COLUMNS: tuple[str, ...] = (
+    "item_id",
+    "ordinal",
+    "kind",
+    "prompt",
+    "messages",
+    "candidates",
+    "attributes",
+)
 
 SAMPLE_COLUMNS: tuple[str, ...] = (
-    "template",
-    "subject",
-    "condition",
+    "item_id",
     "sample_index",
-    "named_gender",
-    "prompt",
     "seed",
     "text",
     "stop_reason",
@@ -46,16 +60,43 @@ SAMPLE_COLUMNS: tuple[str, ...] = (
     "created_at",
 )
 
-CELL_COLUMNS: tuple[str, ...] = (
-    "template",
-    "subject",
-    "condition",
+SCORE_COLUMNS: tuple[str, ...] = (
+    "item_id",
+    "sample_index",
+    "candidate",
+    "logprob",
+    "n_tokens",
+    "tokens",
+    "token_ids",
+    "approximate",
+    "status",
+    "error",
+    "fault_kinds",
+    "model_id",
+    "prompt_tokens",
+    "latency_s",
+    "attempts",
+    "created_at",
+)
+
+ITEM_STATE_COLUMNS: tuple[str, ...] = (
+    "item_id",
     "status",
     "reason",
     "n_samples",
-    "n_female",
-    "n_male",
+    "counts",
     "updated_at",
+)
+
+#: The tables of a store of this version, in creation order.
+TABLES: tuple[str, ...] = (
+    "gasp_meta",
+    "manifest",
+    "items",
+    "samples",
+    "scores",
+    "item_states",
+    "sessions",
 )
 
 DDL: tuple[str, ...] = (
@@ -72,14 +113,22 @@ DDL: tuple[str, ...] = (
     )
     """,
     """
+    CREATE TABLE IF NOT EXISTS items (
+        item_id    TEXT    PRIMARY KEY,
+        ordinal    INTEGER NOT NULL,
+        kind       TEXT    NOT NULL CHECK (kind IN ('generate', 'score')),
+        prompt     TEXT    NOT NULL,
+        messages   TEXT,
+        candidates TEXT,
+        attributes TEXT    NOT NULL,
+        CHECK ((kind = 'score') = (candidates IS NOT NULL))
+    )
+    """,
+    """
     CREATE TABLE IF NOT EXISTS samples (
         id                INTEGER PRIMARY KEY,
-        template          TEXT    NOT NULL,
-        subject           TEXT    NOT NULL,
-        condition         TEXT    NOT NULL,
+        item_id           TEXT    NOT NULL REFERENCES items (item_id),
         sample_index      INTEGER NOT NULL CHECK (sample_index >= 0),
-        named_gender      TEXT    CHECK (named_gender IN ('F', 'M', 'N')),
-        prompt            TEXT    NOT NULL,
         seed              INTEGER,
         text              TEXT,
         stop_reason       TEXT    NOT NULL CHECK (stop_reason IN
@@ -92,22 +141,41 @@ DDL: tuple[str, ...] = (
         latency_s         REAL,
         attempts          INTEGER NOT NULL DEFAULT 1,
         created_at        TEXT    NOT NULL,
-        UNIQUE (template, subject, condition, sample_index)
+        UNIQUE (item_id, sample_index)
     )
     """,
     """
-    CREATE TABLE IF NOT EXISTS cells (
-        template   TEXT    NOT NULL,
-        subject    TEXT    NOT NULL,
-        condition  TEXT    NOT NULL,
+    CREATE TABLE IF NOT EXISTS scores (
+        id            INTEGER PRIMARY KEY,
+        item_id       TEXT    NOT NULL REFERENCES items (item_id),
+        sample_index  INTEGER NOT NULL CHECK (sample_index >= 0),
+        candidate     TEXT    NOT NULL,
+        logprob       REAL,
+        n_tokens      INTEGER,
+        tokens        TEXT    NOT NULL,
+        token_ids     TEXT,
+        approximate   INTEGER NOT NULL DEFAULT 0 CHECK (approximate IN (0, 1)),
+        status        TEXT    NOT NULL CHECK (status IN ('ok', 'error')),
+        error         TEXT,
+        fault_kinds   TEXT,
+        model_id      TEXT,
+        prompt_tokens INTEGER,
+        latency_s     REAL,
+        attempts      INTEGER NOT NULL DEFAULT 1,
+        created_at    TEXT    NOT NULL,
+        CHECK (status = 'ok' OR logprob IS NULL),
+        UNIQUE (item_id, sample_index, candidate)
+    )
+    """,
+    """
+    CREATE TABLE IF NOT EXISTS item_states (
+        item_id    TEXT    PRIMARY KEY REFERENCES items (item_id),
         status     TEXT    NOT NULL
                    CHECK (status IN ('complete', 'skipped', 'capped', 'incomplete')),
         reason     TEXT,
         n_samples  INTEGER NOT NULL,
-        n_female   INTEGER,
-        n_male     INTEGER,
-        updated_at TEXT    NOT NULL,
-        PRIMARY KEY (template, subject, condition)
+        counts     TEXT,
+        updated_at TEXT    NOT NULL
     )
     """,
     """
@@ -121,18 +189,32 @@ DDL: tuple[str, ...] = (
     """,
 )
 
+INSERT_ITEM = f"""
+INSERT INTO items ({", ".join(ITEM_COLUMNS)})
+VALUES ({", ".join("?" for _ in ITEM_COLUMNS)})
+"""
+
 #: Insert a sample; an existing row is replaced only when it records an error.
 UPSERT_SAMPLE = f"""
 INSERT INTO samples ({", ".join(SAMPLE_COLUMNS)})
 VALUES ({", ".join("?" for _ in SAMPLE_COLUMNS)})
-ON CONFLICT (template, subject, condition, sample_index) DO UPDATE SET
-    {", ".join(f"{c} = excluded.{c}" for c in SAMPLE_COLUMNS[4:])}
+ON CONFLICT (item_id, sample_index) DO UPDATE SET
+    {", ".join(f"{c} = excluded.{c}" for c in SAMPLE_COLUMNS[2:])}
 WHERE samples.stop_reason = 'error'
 """
 
-UPSERT_CELL = f"""
-INSERT INTO cells ({", ".join(CELL_COLUMNS)})
-VALUES ({", ".join("?" for _ in CELL_COLUMNS)})
-ON CONFLICT (template, subject, condition) DO UPDATE SET
-    {", ".join(f"{c} = excluded.{c}" for c in CELL_COLUMNS[3:])}
+#: Insert a score; an existing row is replaced only when it records an error.
+UPSERT_SCORE = f"""
+INSERT INTO scores ({", ".join(SCORE_COLUMNS)})
+VALUES ({", ".join("?" for _ in SCORE_COLUMNS)})
+ON CONFLICT (item_id, sample_index, candidate) DO UPDATE SET
+    {", ".join(f"{c} = excluded.{c}" for c in SCORE_COLUMNS[3:])}
+WHERE scores.status = 'error'
+"""
+
+UPSERT_ITEM_STATE = f"""
+INSERT INTO item_states ({", ".join(ITEM_STATE_COLUMNS)})
+VALUES ({", ".join("?" for _ in ITEM_STATE_COLUMNS)})
+ON CONFLICT (item_id) DO UPDATE SET
+    {", ".join(f"{c} = excluded.{c}" for c in ITEM_STATE_COLUMNS[1:])}
 """

@@ -6,107 +6,60 @@ import contextlib
 import json
 import sqlite3
 import uuid
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
+from gasp.store import _migrate
+from gasp.store._frames import (
+    SAMPLES_TRAILING_COLUMNS,
+    SCORES_TRAILING_COLUMNS,
+    ItemTable,
+    finish_frame,
+    parse_json_column,
+    study_name,
+)
+from gasp.store._records import (
+    ItemRecord,
+    ItemStateRecord,
+    SampleRecord,
+    ScoreRecord,
+    utc_now,
+)
 from gasp.store._schema import (
-    CELL_COLUMNS,
     DDL,
-    SAMPLE_COLUMNS,
+    INSERT_ITEM,
+    ITEM_COLUMNS,
     SCHEMA_VERSION,
-    UPSERT_CELL,
+    UPSERT_ITEM_STATE,
     UPSERT_SAMPLE,
-)
-from gasp.studies import Study
-
-#: Columns of :meth:`RunStore.samples`, in order.
-SAMPLES_FRAME_COLUMNS: tuple[str, ...] = (
-    "run_id",
-    "study",
-    "template",
-    "subject",
-    "condition",
-    "named_gender",
-    "sample_index",
-    "prompt",
-    "text",
-    "stop_reason",
-    "error",
-    "model_id",
-    "prompt_tokens",
-    "completion_tokens",
-    "latency_s",
-    "attempts",
-    "created_at",
-    "seed",
-    "fault_kinds",
+    UPSERT_SCORE,
 )
 
-
-def utc_now() -> str:
-    """The current UTC time in ISO 8601 with microseconds."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
-
-
-@dataclass(frozen=True)
-class SampleRecord:
-    """One row of the ``samples`` table (see :mod:`gasp.store._schema`)."""
-
-    template: str
-    subject: str
-    condition: str
-    sample_index: int
-    named_gender: str | None
-    prompt: str
-    seed: int | None
-    text: str | None
-    stop_reason: str
-    error: str | None = None
-    fault_kinds: str | None = None
-    model_id: str | None = None
-    prompt_tokens: int | None = None
-    completion_tokens: int | None = None
-    latency_s: float | None = None
-    attempts: int = 1
-    created_at: str = ""
-
-    def as_row(self) -> tuple[Any, ...]:
-        """Values in the order of :data:`SAMPLE_COLUMNS`."""
-        values = [getattr(self, c) for c in SAMPLE_COLUMNS]
-        if not self.created_at:
-            values[SAMPLE_COLUMNS.index("created_at")] = utc_now()
-        return tuple(values)
-
-
-@dataclass(frozen=True)
-class CellRecord:
-    """One row of the ``cells`` table: the runner's decision for a cell."""
-
-    template: str
-    subject: str
-    condition: str
-    status: str
-    reason: str | None
-    n_samples: int
-    n_female: int | None = None
-    n_male: int | None = None
-
-    def as_row(self) -> tuple[Any, ...]:
-        """Values in the order of :data:`CELL_COLUMNS`."""
-        return (*(getattr(self, c) for c in CELL_COLUMNS[:-1]), utc_now())
+_SAMPLE_SELECT = (
+    "SELECT s.item_id, s.sample_index, i.prompt, s.text, s.stop_reason, s.error, s.model_id, "
+    "s.prompt_tokens, s.completion_tokens, s.latency_s, s.attempts, s.created_at, s.seed, "
+    "s.fault_kinds FROM samples s JOIN items i ON i.item_id = s.item_id"
+)
+_SCORE_SELECT = (
+    "SELECT s.item_id, s.sample_index, s.candidate, s.logprob, s.n_tokens, s.tokens, "
+    "s.token_ids, s.approximate, s.status, s.error, s.model_id, s.prompt_tokens, s.latency_s, "
+    "s.attempts, s.created_at, s.fault_kinds, i.candidates AS _candidates "
+    "FROM scores s JOIN items i ON i.item_id = s.item_id"
+)
+_ORDER = " ORDER BY i.ordinal, i.rowid, s.sample_index"
 
 
 def read_manifest(path: str | Path) -> dict[str, Any] | None:
     """The manifest of an existing store, opened read-only (the file is not modified).
 
-    Returns None when the file has no manifest yet; raises :class:`DataError` when the
-    file is not a gasp run store.
+    Works on stores of schema version 1 and 2; the manifest of a version 1 store gets
+    the ``study_kind`` its migration would add. Returns None when the file has no
+    manifest yet; raises :class:`DataError` when the file is not a gasp run store or
+    was written by a newer gasp.
     """
     file = Path(path)
     try:
@@ -117,18 +70,22 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:
             return None
-        if "manifest" not in tables:
+        if "manifest" not in tables or "gasp_meta" not in tables:
             raise DataError(f"{file} is not a gasp run store")
+        version = _migrate.schema_version(conn, file)
         row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
     except sqlite3.DatabaseError as exc:
         raise DataError(f"{file} is not a gasp run store ({exc})") from None
     finally:
         conn.close()
-    return None if row is None else dict(json.loads(row[0]))
+    if row is None:
+        return None
+    manifest = dict(json.loads(row[0]))
+    return _migrate.upgrade_manifest(manifest) if version == 1 else manifest
 
 
 class RunStore:
-    """A run on disk: its manifest, one row per requested sample, and cell decisions.
+    """A run on disk: its manifest, items, samples, scores and item decisions.
 
     Open with :meth:`open`. Writes are atomic transactions: a crash loses at most the
     rows not yet committed, which a resumed run requests again.
@@ -137,12 +94,17 @@ class RunStore:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
+        self._kinds: dict[str, tuple[str, frozenset[str]]] = {}
 
     # -- opening -------------------------------------------------------------------
 
     @classmethod
     def open(cls, path: str | Path, *, create: bool = False) -> RunStore:
-        """Open the store at ``path``; with ``create`` make it when it does not exist."""
+        """Open the store at ``path``; with ``create`` make it when it does not exist.
+
+        A store of schema version 1 is migrated in place to version 2 first, after a
+        backup copy next to it (see :mod:`gasp.store._migrate`).
+        """
         file = Path(path)
         if not file.exists():
             if not create:
@@ -153,15 +115,23 @@ class RunStore:
             raise DataError(f"{file} is a directory, not a run store")
         try:
             conn = sqlite3.connect(str(file), isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise DataError(f"cannot open run store {file}: {exc}") from None
+        store = cls(file, conn)
+        try:
             conn.execute("PRAGMA busy_timeout = 10000")
             mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise DataError(f"cannot use WAL journaling for {file}")
             conn.execute("PRAGMA synchronous = NORMAL")
-            store = cls(file, conn)
+            conn.execute("PRAGMA foreign_keys = ON")
             store._initialize(create)
         except sqlite3.DatabaseError as exc:
+            conn.close()
             raise DataError(f"{file} is not a gasp run store ({exc})") from None
+        except BaseException:
+            conn.close()
+            raise
         return store
 
     def _initialize(self, create: bool) -> None:
@@ -169,19 +139,13 @@ class RunStore:
             r[0] for r in self._conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
         if "gasp_meta" in tables:
-            version = self.meta("schema_version")
-            if version is None or int(version) != SCHEMA_VERSION:
-                self.close()
-                raise DataError(
-                    f"{self.path} has store schema version {version}; "
-                    f"this gasp reads version {SCHEMA_VERSION}"
-                )
+            version = _migrate.schema_version(self._conn, self.path)
+            if version < SCHEMA_VERSION:
+                _migrate.migrate_v1(self._conn, self.path)
             return
         if tables:
-            self.close()
             raise DataError(f"{self.path} is an SQLite file but not a gasp run store")
         if not create:
-            self.close()
             raise DataError(f"{self.path} is empty, not a gasp run store")
         with self.transaction():
             for statement in DDL:
@@ -210,6 +174,13 @@ class RunStore:
     def transaction(self) -> _Transaction:
         """A context manager running its body in one ``BEGIN IMMEDIATE`` transaction."""
         return _Transaction(self._conn)
+
+    def integrity_check(self) -> str:
+        """SQLite's integrity and foreign key checks: ``ok`` when the file is sound."""
+        result = str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
+        if result == "ok" and self._conn.execute("PRAGMA foreign_key_check").fetchone():
+            return "foreign key violation"
+        return result
 
     # -- metadata and manifest -----------------------------------------------------
 
@@ -242,9 +213,81 @@ class RunStore:
                 raise ConfigError(f"run store {self.path} already has a manifest")
             self._conn.execute("INSERT INTO manifest (id, body) VALUES (1, ?)", (body,))
 
-    def study(self) -> Study:
-        """The study this run generates, rebuilt from the manifest."""
-        return Study.from_dict(self.manifest()["study"])
+    def _study_name(self) -> str | None:
+        return study_name(self.manifest()) if self.has_manifest() else None
+
+    # -- items ---------------------------------------------------------------------
+
+    def write_items(self, records: Iterable[ItemRecord]) -> int:
+        """Insert items in one transaction; return how many were new.
+
+        An item already stored with the same content is left as it is; one stored with
+        other content (ordinal, kind, prompt, messages, candidates or attributes)
+        raises :class:`DataError` naming it, and nothing is written.
+        """
+        rows = [r.as_row() for r in records]
+        if not rows:
+            return 0
+        with self.transaction():
+            inserted = 0
+            for row in rows:
+                stored = self._conn.execute(
+                    f"SELECT {', '.join(ITEM_COLUMNS)} FROM items WHERE item_id = ?", (row[0],)
+                ).fetchone()
+                if stored is None:
+                    self._conn.execute(INSERT_ITEM, row)
+                    inserted += 1
+                elif tuple(stored) != row:
+                    field, old, new = next(
+                        (c, a, b)
+                        for c, a, b in zip(ITEM_COLUMNS, stored, row, strict=True)
+                        if a != b
+                    )
+                    raise DataError(
+                        f"item {row[0]!r} is stored with another {field} ({old!r}, now {new!r})"
+                    )
+        return inserted
+
+    def items(self) -> pd.DataFrame:
+        """Every item, by ordinal: item_id, ordinal, kind, prompt, messages, candidates, then
+        one column per attribute (messages and candidates parsed from JSON, or None)."""
+        frame = pd.read_sql_query(
+            f"SELECT {', '.join(ITEM_COLUMNS[:-1])} FROM items ORDER BY ordinal, rowid",
+            self._conn,
+        )
+        for column in ("messages", "candidates"):
+            parse_json_column(frame, column)
+        frame["ordinal"] = frame["ordinal"].astype("int64")
+        return self._item_table().attach(frame, after="candidates")
+
+    def item_records(self) -> list[ItemRecord]:
+        """Every item as an :class:`ItemRecord`, by ordinal."""
+        rows = self._conn.execute(
+            f"SELECT {', '.join(ITEM_COLUMNS)} FROM items ORDER BY ordinal, rowid"
+        ).fetchall()
+        return [ItemRecord.from_row(tuple(r)) for r in rows]
+
+    def _item_table(self) -> ItemTable:
+        return ItemTable(
+            self._conn.execute("SELECT item_id, attributes FROM items ORDER BY ordinal, rowid")
+        )
+
+    def _check_items(self, keys: Iterable[tuple[str, str | None]], kind: str) -> None:
+        """Raise :class:`DataError` unless every (item, candidate) is a stored ``kind`` item."""
+        for item_id, candidate in keys:
+            known = self._kinds.get(item_id)
+            if known is None:
+                row = self._conn.execute(
+                    "SELECT kind, candidates FROM items WHERE item_id = ?", (item_id,)
+                ).fetchone()
+                if row is None:
+                    raise DataError(f"item {item_id!r} is not in the store; write it first")
+                known = (row[0], frozenset(json.loads(row[1]) if row[1] else ()))
+                self._kinds[item_id] = known
+            if known[0] != kind:
+                raise DataError(f"item {item_id!r} is a {known[0]} item, not a {kind} item")
+            if candidate is not None and candidate not in known[1]:
+                raise DataError(f"item {item_id!r} has no candidate {candidate!r}")
 
     # -- samples -------------------------------------------------------------------
 
@@ -252,27 +295,24 @@ class RunStore:
         """Write samples in one transaction; return how many rows were inserted or replaced.
 
         A sample that already succeeded is never overwritten; an error row is replaced.
+        Every sample's item must be a stored ``generate`` item.
         """
-        rows = [r.as_row() for r in records]
-        if not rows:
+        records = list(records)
+        if not records:
             return 0
+        now = utc_now()
+        rows = [r.as_row(now) for r in records]
         with self.transaction():
+            self._check_items(((r.item_id, None) for r in records), "generate")
             before = self._conn.total_changes
             self._conn.executemany(UPSERT_SAMPLE, rows)
             return self._conn.total_changes - before
 
-    def write_cells(self, records: Iterable[CellRecord]) -> None:
-        """Record the runner's decisions for cells (one transaction)."""
-        rows = [r.as_row() for r in records]
-        if rows:
-            with self.transaction():
-                self._conn.executemany(UPSERT_CELL, rows)
-
     def stored_samples(self) -> pd.DataFrame:
         """Key, outcome and text of every stored row (what a resumed run starts from)."""
         return pd.read_sql_query(
-            "SELECT template, subject, condition, sample_index, stop_reason, text, "
-            "prompt_tokens, completion_tokens FROM samples",
+            "SELECT item_id, sample_index, stop_reason, text, prompt_tokens, completion_tokens "
+            "FROM samples ORDER BY id",
             self._conn,
         )
 
@@ -282,36 +322,103 @@ class RunStore:
         return int(self._conn.execute(f"SELECT COUNT(*) FROM samples{where}").fetchone()[0])
 
     def samples(self, *, include_errors: bool = False) -> pd.DataFrame:
-        """Every stored sample as a DataFrame (columns :data:`SAMPLES_FRAME_COLUMNS`).
+        """Every stored sample as a DataFrame, in study order (item ordinal, sample index).
 
-        Rows are in study order (subject, template, condition as the study lists them),
-        then by sample index. Rows that record an error are left out unless
-        ``include_errors``.
+        Columns: ``run_id, study, item_id``, one column per item attribute (first-seen
+        order), then :data:`SAMPLES_TRAILING_COLUMNS`. Rows that record an error are
+        left out unless ``include_errors``.
         """
-        where = "" if include_errors else " WHERE stop_reason != 'error'"
-        frame = pd.read_sql_query(
-            f"SELECT {', '.join(SAMPLE_COLUMNS)} FROM samples{where}", self._conn
+        where = "" if include_errors else " WHERE s.stop_reason != 'error'"
+        frame = pd.read_sql_query(_SAMPLE_SELECT + where + _ORDER, self._conn)
+        return finish_frame(
+            frame,
+            run_id=self.run_id,
+            study=self._study_name(),
+            items=self._item_table(),
+            trailing=SAMPLES_TRAILING_COLUMNS,
+            nullable_ints=("prompt_tokens", "completion_tokens", "seed"),
         )
-        manifest = self.manifest() if self.has_manifest() else {}
-        study = manifest.get("study", {})
-        frame.insert(0, "study", study.get("name"))
-        frame.insert(0, "run_id", self.run_id)
-        frame = _study_order(frame, study)
-        frame["named_gender"] = (
-            frame["named_gender"].astype(object).where(frame["named_gender"].notna(), None)
-        )
-        for col in ("prompt_tokens", "completion_tokens", "seed"):
-            frame[col] = frame[col].astype("Int64")
-        frame["attempts"] = frame["attempts"].astype("int64")
-        frame["sample_index"] = frame["sample_index"].astype("int64")
-        frame["latency_s"] = frame["latency_s"].astype("float64")
-        return frame[list(SAMPLES_FRAME_COLUMNS)].reset_index(drop=True)
 
-    def cells(self) -> pd.DataFrame:
-        """The runner's latest decision per cell (status, reason, counts)."""
-        frame = pd.read_sql_query(f"SELECT {', '.join(CELL_COLUMNS)} FROM cells", self._conn)
-        study = self.manifest().get("study", {}) if self.has_manifest() else {}
-        return _study_order(frame, study, by_index=False).reset_index(drop=True)
+    # -- scores --------------------------------------------------------------------
+
+    def write_scores(self, records: Iterable[ScoreRecord]) -> int:
+        """Write scores in one transaction; return how many rows were inserted or replaced.
+
+        A score that succeeded is never overwritten; an error row is replaced. Every
+        score's item must be a stored ``score`` item listing the candidate.
+        """
+        records = list(records)
+        if not records:
+            return 0
+        now = utc_now()
+        rows = [r.as_row(now) for r in records]
+        with self.transaction():
+            self._check_items(((r.item_id, r.candidate) for r in records), "score")
+            before = self._conn.total_changes
+            self._conn.executemany(UPSERT_SCORE, rows)
+            return self._conn.total_changes - before
+
+    def stored_scores(self) -> pd.DataFrame:
+        """Key, status and log-probability of every stored score (what a resumed run reads)."""
+        return pd.read_sql_query(
+            "SELECT item_id, sample_index, candidate, status, logprob FROM scores ORDER BY id",
+            self._conn,
+        )
+
+    def count_scores(self, *, include_errors: bool = False) -> int:
+        """Number of stored scores."""
+        where = "" if include_errors else " WHERE status != 'error'"
+        return int(self._conn.execute(f"SELECT COUNT(*) FROM scores{where}").fetchone()[0])
+
+    def scores(self, *, include_errors: bool = False) -> pd.DataFrame:
+        """Every stored score as a DataFrame, by item ordinal, sample index and candidate.
+
+        Columns: ``run_id, study, item_id``, the attribute columns, then
+        :data:`SCORES_TRAILING_COLUMNS` (``tokens`` and ``token_ids`` as lists,
+        ``approximate`` as bool). Candidates keep the item's order. Error rows are
+        left out unless ``include_errors``.
+        """
+        where = "" if include_errors else " WHERE s.status != 'error'"
+        frame = pd.read_sql_query(_SCORE_SELECT + where + _ORDER + ", s.id", self._conn)
+        rank = [
+            json.loads(c).index(x)
+            for c, x in zip(frame["_candidates"], frame["candidate"], strict=True)
+        ]
+        frame = _order_candidates(frame.assign(_rank=pd.Series(rank, dtype="int64")))
+        for column in ("tokens", "token_ids"):
+            parse_json_column(frame, column)
+        frame["approximate"] = frame["approximate"].astype(bool)
+        frame["logprob"] = frame["logprob"].astype("float64")
+        return finish_frame(
+            frame.drop(columns=["_candidates", "_rank"]),
+            run_id=self.run_id,
+            study=self._study_name(),
+            items=self._item_table(),
+            trailing=SCORES_TRAILING_COLUMNS,
+            nullable_ints=("n_tokens", "prompt_tokens"),
+        )
+
+    # -- item states ---------------------------------------------------------------
+
+    def write_item_states(self, records: Iterable[ItemStateRecord]) -> None:
+        """Record the runner's latest decisions for items (one transaction)."""
+        now = utc_now()
+        rows = [r.as_row(now) for r in records]
+        if rows:
+            with self.transaction():
+                self._conn.executemany(UPSERT_ITEM_STATE, rows)
+
+    def item_states(self) -> pd.DataFrame:
+        """The latest decision per item, by ordinal: item_id, the attribute columns,
+        status, reason, n_samples, counts (a dict, or None) and updated_at."""
+        frame = pd.read_sql_query(
+            "SELECT s.item_id, s.status, s.reason, s.n_samples, s.counts, s.updated_at "
+            "FROM item_states s JOIN items i ON i.item_id = s.item_id ORDER BY i.ordinal, i.rowid",
+            self._conn,
+        )
+        parse_json_column(frame, "counts")
+        frame["n_samples"] = frame["n_samples"].astype("int64")
+        return self._item_table().attach(frame)
 
     # -- sessions ------------------------------------------------------------------
 
@@ -333,9 +440,17 @@ class RunStore:
         """One row per runner invocation on this store."""
         return pd.read_sql_query("SELECT * FROM sessions ORDER BY id", self._conn)
 
-    def integrity_check(self) -> str:
-        """SQLite's ``PRAGMA integrity_check`` result (``ok`` when the file is sound)."""
-        return str(self._conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+def _order_candidates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Within each (item, sample index), rows in the order the item lists its candidates."""
+    if frame.empty:
+        return frame
+    group = (frame[["item_id", "sample_index"]] != frame[["item_id", "sample_index"]].shift()).any(
+        axis=1
+    )
+    frame = frame.assign(_group=group.cumsum())
+    frame = frame.sort_values(["_group", "_rank"], kind="stable")
+    return frame.drop(columns=["_group"]).reset_index(drop=True)
 
 
 class _Transaction:
@@ -351,24 +466,3 @@ class _Transaction:
             self._conn.execute("COMMIT")
         else:
             self._conn.execute("ROLLBACK")
-
-
-def _study_order(
-    frame: pd.DataFrame, study: dict[str, Any], *, by_index: bool = True
-) -> pd.DataFrame:
-    """Sort rows by the study's own order of subjects, templates and conditions."""
-    if frame.empty:
-        return frame
-    orders: list[Sequence[str]] = [
-        [s["name"] for s in study.get("subjects", [])],
-        list(study.get("templates", {})),
-        [c["name"] for c in study.get("conditions", [])],
-    ]
-    keys = []
-    for col, order in zip(("subject", "template", "condition"), orders, strict=True):
-        rank = {name: i for i, name in enumerate(order)}
-        keys.append(frame[col].map(rank).fillna(len(rank)).astype("int64"))
-    frame = frame.assign(_s=keys[0], _t=keys[1], _c=keys[2])
-    columns = ["_s", "_t", "_c", "sample_index"] if by_index else ["_s", "_t", "_c"]
-    frame = frame.sort_values(columns, kind="stable")
-    return frame.drop(columns=["_s", "_t", "_c"])

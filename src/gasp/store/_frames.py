@@ -1,0 +1,130 @@
+"""Building the store's DataFrames: item attributes as columns, stable dtypes."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+#: Columns of :meth:`RunStore.samples` before the item's attribute columns.
+SAMPLES_LEADING_COLUMNS: tuple[str, ...] = ("run_id", "study", "item_id")
+
+#: Columns of :meth:`RunStore.samples` after the item's attribute columns, in order.
+SAMPLES_TRAILING_COLUMNS: tuple[str, ...] = (
+    "sample_index",
+    "prompt",
+    "text",
+    "stop_reason",
+    "error",
+    "model_id",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "attempts",
+    "created_at",
+    "seed",
+    "fault_kinds",
+)
+
+#: Columns of :meth:`RunStore.scores` after the item's attribute columns, in order.
+SCORES_TRAILING_COLUMNS: tuple[str, ...] = (
+    "sample_index",
+    "candidate",
+    "logprob",
+    "n_tokens",
+    "tokens",
+    "token_ids",
+    "approximate",
+    "status",
+    "error",
+    "model_id",
+    "prompt_tokens",
+    "latency_s",
+    "attempts",
+    "created_at",
+    "fault_kinds",
+)
+
+
+class ItemTable:
+    """The attributes of every item, parsed once, in study order."""
+
+    def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
+        """``rows`` are (item_id, attributes JSON) pairs sorted by ordinal."""
+        self.attributes: dict[str, dict[str, Any]] = {
+            item_id: json.loads(body) for item_id, body in rows
+        }
+        keys: dict[str, None] = {}
+        for attrs in self.attributes.values():
+            keys.update(dict.fromkeys(attrs))
+        #: Union of the attribute names, in first-seen order.
+        self.keys: list[str] = list(keys)
+
+    def columns(self) -> dict[str, pd.Series]:
+        """One Series per attribute, indexed by position in :attr:`attributes`.
+
+        pandas infers the dtype, except that text with missing values is kept as
+        ``object`` with None for the missing ones (as ``named_gender`` always was).
+        """
+        values = list(self.attributes.values())
+        return {key: _column([a.get(key) for a in values]) for key in self.keys}
+
+    def attach(self, frame: pd.DataFrame, after: str = "item_id") -> pd.DataFrame:
+        """``frame`` with one column per attribute of its ``item_id``, right after ``after``."""
+        position = {item_id: i for i, item_id in enumerate(self.attributes)}
+        codes = frame["item_id"].map(position).to_numpy(dtype=np.int64)
+        at = list(frame.columns).index(after) + 1
+        for offset, (key, series) in enumerate(self.columns().items()):
+            column = series.iloc[codes].reset_index(drop=True)
+            frame.insert(at + offset, key, column.set_axis(frame.index))
+        return frame
+
+
+def _column(values: list[Any]) -> pd.Series:
+    present = [v for v in values if v is not None]
+    if len(present) < len(values) and all(isinstance(v, str) for v in present):
+        return pd.Series(values, dtype=object)
+    return pd.Series(values)
+
+
+def study_name(manifest: Mapping[str, Any]) -> str | None:
+    """``manifest["study"]["name"]`` when the manifest has one."""
+    study = manifest.get("study")
+    if isinstance(study, Mapping):
+        name = study.get("name")
+        return None if name is None else str(name)
+    return None
+
+
+def finish_frame(
+    frame: pd.DataFrame,
+    *,
+    run_id: str,
+    study: str | None,
+    items: ItemTable,
+    trailing: Sequence[str],
+    nullable_ints: Sequence[str],
+) -> pd.DataFrame:
+    """Add ``run_id``, ``study`` and the attribute columns; fix the dtypes and order."""
+    frame = frame.reset_index(drop=True)
+    frame.insert(0, "study", pd.Series([study] * len(frame), dtype=object))
+    frame.insert(0, "run_id", pd.Series([run_id] * len(frame), dtype=object))
+    frame = items.attach(frame)
+    for col in nullable_ints:
+        frame[col] = frame[col].astype("Int64")
+    for col in ("sample_index", "attempts"):
+        frame[col] = frame[col].astype("int64")
+    frame["latency_s"] = frame["latency_s"].astype("float64")
+    return frame[[*SAMPLES_LEADING_COLUMNS, *items.keys, *trailing]]
+
+
+def parse_json_column(frame: pd.DataFrame, column: str) -> None:
+    """Replace a column of JSON texts by the parsed values (NULL becomes None)."""
+    frame[column] = pd.Series(
+        [json.loads(v) if isinstance(v, str) else None for v in frame[column]],
+        index=frame.index,
+        dtype=object,
+    )
