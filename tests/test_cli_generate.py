@@ -119,8 +119,8 @@ def test_dry_run_prints_the_plan_and_writes_nothing(
     )  # fmt: skip
     text = capsys.readouterr().out
     assert code == 0 and not out.exists()
-    assert "12 cells, 120 requests" in text  # 2 occupations x 2 templates x 3 named genders
-    assert "4 cells, 40..800 requests" in text
+    assert "12 items, 120 requests" in text  # 2 occupations x 2 templates x 3 named genders
+    assert "4 items, 40..800 requests" in text
     assert "160..920" in text
     assert "$" in text
 
@@ -137,7 +137,7 @@ def test_max_requests_stops_cleanly_and_the_same_command_finishes(
     assert _gasp(monkeypatch, *args) == 0
     with RunStore.open(out) as run:
         assert run.count_samples() > 5
-        assert set(run.cells()["status"]) <= {"complete", "skipped", "capped"}
+        assert set(run.item_states()["status"]) <= {"complete", "skipped", "capped"}
 
 
 def test_occupations_file_and_export(

@@ -54,7 +54,7 @@ def test_run_completes_with_each_sample_once_and_counts_every_fault_kind(
 
     with RunStore.open(path) as store:
         frame = store.samples(include_errors=True)
-        cells = store.cells()
+        cells = store.item_states()
         manifest = store.manifest()
     assert (frame["stop_reason"] != "error").all()
     assert not frame.duplicated(["template", "subject", "condition", "sample_index"]).any()

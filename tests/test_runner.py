@@ -106,9 +106,9 @@ def test_named_cells_get_n_and_adaptive_cells_run_until_n_of_each_gender(tmp_pat
     assert sorted(i for (_, c, i) in rows if c == "woman") == list(range(4))
     assert summary.complete and summary.generated == 20 and summary.resumed == 0
     with RunStore.open(path) as store:
-        cells = store.cells().set_index("condition")
+        cells = store.item_states().set_index("condition")
     assert cells.loc["unspecified", "status"] == "complete"
-    assert (cells.loc["unspecified", "n_female"], cells.loc["unspecified", "n_male"]) == (12, 4)
+    assert cells.loc["unspecified", "counts"] == {"F": 12, "M": 4}
 
 
 def test_cell_is_skipped_when_a_gender_is_below_ten_percent_of_the_first_batch(
@@ -122,7 +122,7 @@ def test_cell_is_skipped_when_a_gender_is_below_ten_percent_of_the_first_batch(
     assert "0 of 10 associated with men" in summary.skipped[key]
     assert sorted(i for (_, c, i) in _rows(path) if c == "unspecified") == list(range(10))
     with RunStore.open(path) as store:
-        cells = store.cells().set_index("condition")
+        cells = store.item_states().set_index("condition")
     assert cells.loc["unspecified", "status"] == "skipped"
 
 
@@ -179,7 +179,7 @@ def test_failed_samples_are_error_rows_and_are_retried_on_resume(tmp_path: Path)
     with RunStore.open(path) as store:
         errors = store.samples(include_errors=True).query("stop_reason == 'error'")
         assert len(errors) == 4 and errors["error"].str.contains("server_error").all()
-        assert set(store.cells()["status"]) == {"incomplete"}
+        assert set(store.item_states()["status"]) == {"incomplete"}
     backend = ScriptedBackend(three_women_one_man)
     second = generate(_study(), backend, path, _opts())
     assert second.complete and second.resumed == 4
