@@ -343,3 +343,24 @@ def test_a_different_backup_file_blocks_the_migration(v1: Path) -> None:
     assert _v1_tables(v1)[0] == "1"
     assert backup_path(v1).read_bytes() == b"something else"
     assert not list(v1.parent.glob(".*.tmp"))
+
+
+def test_cells_the_study_does_not_list_come_last(v1: Path) -> None:
+    conn = sqlite3.connect(v1)
+    conn.executemany(
+        f"INSERT INTO samples ({', '.join(V1_COLUMNS)}) VALUES ({', '.join('?' * 17)})",
+        [
+            ("persona", "ghost", "woman", i, "F", "Generate a ghost", None, f"g{i}", "stop",
+             None, None, None, None, None, None, 1, "t")
+            for i in (1, 0)
+        ],
+    )  # fmt: skip
+    conn.commit()
+    conn.close()
+    expected = v1_samples(v1)
+    with RunStore.open(v1) as store:
+        frame = store.samples().drop(columns="item_id")
+        ghost = store.items().set_index("subject").loc["ghost"]
+    assert ghost["ordinal"] == 16 and ghost["prompt"] == "Generate a ghost"
+    pd.testing.assert_frame_equal(frame, expected)
+    assert list(frame["text"].iloc[-2:]) == ["g0", "g1"]

@@ -41,9 +41,9 @@ class ItemKinds:
         self._conn = conn
         self._known: dict[str, tuple[str, frozenset[str]]] = {}
 
-    def check(self, keys: Iterable[tuple[str, str | None]], kind: str) -> None:
-        """Raise :class:`DataError` unless every (item, candidate) is a stored ``kind`` item
-        (a candidate of None is not checked)."""
+    def check(self, keys: Iterable[tuple[str, str | None]], kind: str | None) -> None:
+        """Raise :class:`DataError` unless every (item, candidate) is a stored item of
+        ``kind`` (of any kind when None); a candidate of None is not checked."""
         for item_id, candidate in keys:
             known = self._known.get(item_id)
             if known is None:
@@ -54,7 +54,7 @@ class ItemKinds:
                     raise DataError(f"item {item_id!r} is not in the store; write it first")
                 known = (row[0], frozenset(json.loads(row[1]) if row[1] else ()))
                 self._known[item_id] = known
-            if known[0] != kind:
+            if kind is not None and known[0] != kind:
                 raise DataError(f"item {item_id!r} is a {known[0]} item, not a {kind} item")
             if candidate is not None and candidate not in known[1]:
                 raise DataError(f"item {item_id!r} has no candidate {candidate!r}")

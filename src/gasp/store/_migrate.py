@@ -20,6 +20,7 @@ A failure rolls the transaction back, leaving the version 1 file as it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -119,12 +120,13 @@ def migrate_v1(conn: sqlite3.Connection, path: Path) -> None:
     _backup(conn, path)
     conn.create_function("gasp_v1_item_id", 3, v1_item_id, deterministic=True)
     conn.create_function("gasp_v1_counts", 2, _counts, deterministic=True)
-    conn.execute("BEGIN IMMEDIATE")
     try:
+        conn.execute("BEGIN IMMEDIATE")
         if schema_version(conn, path) == 1:  # another process may have migrated it
             _migrate(conn)
     except BaseException as exc:
-        conn.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
         if isinstance(exc, DataError | KeyboardInterrupt | SystemExit):
             raise
         raise DataError(
@@ -158,7 +160,7 @@ def _backup(conn: sqlite3.Connection, path: Path) -> None:
                 )
         else:
             os.replace(tmp, target)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise DataError(f"cannot back up run store {path} to {target}: {exc}") from None
     finally:
         for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):

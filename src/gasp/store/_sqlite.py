@@ -333,11 +333,13 @@ class RunStore:
     # -- item states ---------------------------------------------------------------
 
     def write_item_states(self, records: Iterable[ItemStateRecord]) -> None:
-        """Record the runner's latest decisions for items (one transaction)."""
+        """Record the runner's latest decisions for stored items (one transaction)."""
+        records = list(records)
         now = utc_now()
         rows = [r.as_row(now) for r in records]
         if rows:
             with self.transaction():
+                self._kinds.check(((r.item_id, None) for r in records), None)
                 self._conn.executemany(UPSERT_ITEM_STATE, rows)
 
     def item_states(self) -> pd.DataFrame:
