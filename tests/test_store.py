@@ -252,8 +252,25 @@ def test_item_states_record_decisions(store: RunStore) -> None:
     assert states["counts"].iloc[0] == {"F": 9, "M": 0} and states["counts"].iloc[1] is None
     assert list(states.columns[:3]) == ["item_id", "template", "subject"]
     assert list(states.columns[-5:]) == ["status", "reason", "n_samples", "counts", "updated_at"]
-    with pytest.raises(sqlite3.IntegrityError):  # a decision needs its item
+    with pytest.raises(DataError, match="'nope' is not in the store"):
         store.write_item_states([ItemStateRecord("nope", "complete", None, 1)])
+    with pytest.raises(sqlite3.IntegrityError):  # the schema holds without the check too
+        store._conn.execute(
+            "INSERT INTO item_states VALUES ('nope', 'complete', NULL, 1, NULL, 't')"
+        )
+
+
+def test_an_empty_store_gives_empty_frames(tmp_path: Path) -> None:
+    with RunStore.open(tmp_path / "empty.sqlite", create=True) as store:
+        assert list(store.samples().columns) == [
+            "run_id", "study", "item_id", *SAMPLES_TRAILING_COLUMNS
+        ]  # fmt: skip
+        assert store.scores().empty and store.item_states().empty and store.items().empty
+        store.write_items(ITEMS)
+        assert list(store.samples().columns)[3:7] == [
+            "template", "subject", "condition", "named_gender"
+        ]  # fmt: skip
+        assert store.samples()["study"].empty and store.stored_samples().empty
 
 
 def test_open_rejects_missing_foreign_newer_and_empty_files(tmp_path: Path) -> None:

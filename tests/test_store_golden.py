@@ -2,6 +2,7 @@
 
 Stores outlive the code that wrote them: any change to the tables must bump
 ``SCHEMA_VERSION`` and write a new golden file, so that old stores are recognised.
+The golden files of older versions stay: the migration tests build old stores from them.
 """
 
 from __future__ import annotations
@@ -31,3 +32,8 @@ def test_new_store_matches_the_golden_schema(tmp_path: Path) -> None:
     conn.close()
     assert GOLDEN.is_file(), f"no golden schema for store version {SCHEMA_VERSION}"
     assert _statements(";".join(r[0] for r in rows)) == _statements(GOLDEN.read_text())
+
+
+def test_every_older_version_keeps_its_golden_schema() -> None:
+    for version in range(1, SCHEMA_VERSION):
+        assert (GOLDEN.parent / f"store_schema_v{version}.sql").is_file(), version

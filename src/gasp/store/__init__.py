@@ -11,7 +11,7 @@ from gasp.store._frames import (
     SAMPLES_TRAILING_COLUMNS,
     SCORES_TRAILING_COLUMNS,
 )
-from gasp.store._migrate import V1_STUDY_KIND, backup_path, v1_item_id
+from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
@@ -20,7 +20,7 @@ from gasp.store._records import (
     utc_now,
 )
 from gasp.store._schema import SCHEMA_VERSION
-from gasp.store._sqlite import RunStore, read_manifest
+from gasp.store._sqlite import RunStore
 
 __all__ = [
     "EXPORT_FORMATS",

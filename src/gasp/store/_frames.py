@@ -110,8 +110,8 @@ def finish_frame(
 ) -> pd.DataFrame:
     """Add ``run_id``, ``study`` and the attribute columns; fix the dtypes and order."""
     frame = frame.reset_index(drop=True)
-    frame.insert(0, "study", pd.Series([study] * len(frame), dtype=object))
-    frame.insert(0, "run_id", pd.Series([run_id] * len(frame), dtype=object))
+    frame.insert(0, "study", study)
+    frame.insert(0, "run_id", run_id)
     frame = items.attach(frame)
     for col in nullable_ints:
         frame[col] = frame[col].astype("Int64")
@@ -128,3 +128,24 @@ def parse_json_column(frame: pd.DataFrame, column: str) -> None:
         index=frame.index,
         dtype=object,
     )
+
+
+def order_candidates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Within each (item, sample index), rows in the order the item lists its candidates.
+
+    ``frame`` is sorted by item and sample index and has the item's candidates as JSON
+    in ``_candidates``, which is dropped.
+    """
+    if frame.empty:
+        return frame.drop(columns=["_candidates"])
+    rank = [
+        json.loads(c).index(x)
+        for c, x in zip(frame["_candidates"], frame["candidate"], strict=True)
+    ]
+    frame = frame.assign(_rank=pd.Series(rank, index=frame.index, dtype="int64"))
+    group = (frame[["item_id", "sample_index"]] != frame[["item_id", "sample_index"]].shift()).any(
+        axis=1
+    )
+    frame = frame.assign(_group=group.cumsum())
+    frame = frame.sort_values(["_group", "_rank"], kind="stable")
+    return frame.drop(columns=["_group", "_rank", "_candidates"]).reset_index(drop=True)

@@ -20,6 +20,7 @@ A failure rolls the transaction back, leaving the version 1 file as it was.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -83,17 +84,49 @@ def upgrade_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return upgraded
 
 
+def read_manifest(path: str | Path) -> dict[str, Any] | None:
+    """The manifest of an existing store, opened read-only (the file is not modified).
+
+    Works on stores of schema version 1 and 2; the manifest of a version 1 store gets
+    the ``study_kind`` its migration would add. Returns None when the file has no
+    manifest yet; raises :class:`DataError` when the file is not a gasp run store or
+    was written by a newer gasp.
+    """
+    file = Path(path)
+    try:
+        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        raise DataError(f"cannot open run store {file}: {exc}") from None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if not tables:
+            return None
+        if "manifest" not in tables or "gasp_meta" not in tables:
+            raise DataError(f"{file} is not a gasp run store")
+        version = schema_version(conn, file)
+        row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"{file} is not a gasp run store ({exc})") from None
+    finally:
+        conn.close()
+    if row is None:
+        return None
+    manifest = dict(json.loads(row[0]))
+    return upgrade_manifest(manifest) if version == 1 else manifest
+
+
 def migrate_v1(conn: sqlite3.Connection, path: Path) -> None:
     """Back up the version 1 store open on ``conn`` and migrate it in place to version 2."""
     _backup(conn, path)
     conn.create_function("gasp_v1_item_id", 3, v1_item_id, deterministic=True)
     conn.create_function("gasp_v1_counts", 2, _counts, deterministic=True)
-    conn.execute("BEGIN IMMEDIATE")
     try:
+        conn.execute("BEGIN IMMEDIATE")
         if schema_version(conn, path) == 1:  # another process may have migrated it
             _migrate(conn)
     except BaseException as exc:
-        conn.execute("ROLLBACK")
+        with contextlib.suppress(sqlite3.Error):
+            conn.execute("ROLLBACK")
         if isinstance(exc, DataError | KeyboardInterrupt | SystemExit):
             raise
         raise DataError(
@@ -110,9 +143,13 @@ def _backup(conn: sqlite3.Connection, path: Path) -> None:
     try:
         dest = sqlite3.connect(str(tmp), isolation_level=None)
         try:
-            # a WAL destination keeps the header as it is: the copy is byte-identical
+            # A WAL destination keeps the file change counter; the backup API bumps the
+            # schema cookie, which is set back to the source's: the copy of a
+            # checkpointed store is byte-identical to it.
+            cookie = int(conn.execute("PRAGMA schema_version").fetchone()[0])
             dest.execute("PRAGMA journal_mode = WAL")
             conn.backup(dest)
+            dest.execute(f"PRAGMA schema_version = {cookie}")
         finally:
             dest.close()
         if target.exists():
@@ -123,7 +160,7 @@ def _backup(conn: sqlite3.Connection, path: Path) -> None:
                 )
         else:
             os.replace(tmp, target)
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise DataError(f"cannot back up run store {path} to {target}: {exc}") from None
     finally:
         for leftover in (tmp, Path(f"{tmp}-wal"), Path(f"{tmp}-shm")):

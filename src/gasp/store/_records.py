@@ -131,8 +131,10 @@ class SampleRecord:
     attempts: int = 1
     created_at: str = ""
 
-    def as_row(self, now: str) -> tuple[Any, ...]:
-        """Values in the order of :data:`SAMPLE_COLUMNS`; ``now`` when no time is set."""
+    def as_row(self, now: str = "") -> tuple[Any, ...]:
+        """Values in the order of :data:`SAMPLE_COLUMNS`; ``now`` (or the current time) when
+        the record has no ``created_at``."""
+        now = now or utc_now()
         return (
             self.item_id,
             self.sample_index,
@@ -184,8 +186,10 @@ class ScoreRecord:
             return len(self.token_ids)
         return len(self.tokens) if self.tokens else None
 
-    def as_row(self, now: str) -> tuple[Any, ...]:
-        """Values in the order of :data:`SCORE_COLUMNS`; ``now`` when no time is set."""
+    def as_row(self, now: str = "") -> tuple[Any, ...]:
+        """Values in the order of :data:`SCORE_COLUMNS`; ``now`` (or the current time) when
+        the record has no ``created_at``."""
+        now = now or utc_now()
         logprob = self.logprob
         if logprob is not None and math.isnan(logprob):
             logprob = None
@@ -223,7 +227,9 @@ class ItemStateRecord:
     n_samples: int
     counts: Mapping[str, int] | None = None
 
-    def as_row(self, now: str) -> tuple[Any, ...]:
-        """Values in the order of :data:`ITEM_STATE_COLUMNS`."""
+    def as_row(self, now: str = "") -> tuple[Any, ...]:
+        """Values in the order of :data:`ITEM_STATE_COLUMNS`, updated ``now`` (or the
+        current time)."""
+        now = now or utc_now()
         counts = None if self.counts is None else dumps(dict(self.counts))
         return (self.item_id, self.status, self.reason, self.n_samples, counts, now)

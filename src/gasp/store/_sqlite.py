@@ -19,9 +19,11 @@ from gasp.store._frames import (
     SCORES_TRAILING_COLUMNS,
     ItemTable,
     finish_frame,
+    order_candidates,
     parse_json_column,
     study_name,
 )
+from gasp.store._items import ItemKinds, insert_items
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
@@ -31,7 +33,6 @@ from gasp.store._records import (
 )
 from gasp.store._schema import (
     DDL,
-    INSERT_ITEM,
     ITEM_COLUMNS,
     SCHEMA_VERSION,
     UPSERT_ITEM_STATE,
@@ -53,37 +54,6 @@ _SCORE_SELECT = (
 _ORDER = " ORDER BY i.ordinal, i.rowid, s.sample_index"
 
 
-def read_manifest(path: str | Path) -> dict[str, Any] | None:
-    """The manifest of an existing store, opened read-only (the file is not modified).
-
-    Works on stores of schema version 1 and 2; the manifest of a version 1 store gets
-    the ``study_kind`` its migration would add. Returns None when the file has no
-    manifest yet; raises :class:`DataError` when the file is not a gasp run store or
-    was written by a newer gasp.
-    """
-    file = Path(path)
-    try:
-        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise DataError(f"cannot open run store {file}: {exc}") from None
-    try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-        if not tables:
-            return None
-        if "manifest" not in tables or "gasp_meta" not in tables:
-            raise DataError(f"{file} is not a gasp run store")
-        version = _migrate.schema_version(conn, file)
-        row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
-    except sqlite3.DatabaseError as exc:
-        raise DataError(f"{file} is not a gasp run store ({exc})") from None
-    finally:
-        conn.close()
-    if row is None:
-        return None
-    manifest = dict(json.loads(row[0]))
-    return _migrate.upgrade_manifest(manifest) if version == 1 else manifest
-
-
 class RunStore:
     """A run on disk: its manifest, items, samples, scores and item decisions.
 
@@ -94,7 +64,7 @@ class RunStore:
     def __init__(self, path: Path, conn: sqlite3.Connection) -> None:
         self.path = path
         self._conn = conn
-        self._kinds: dict[str, tuple[str, frozenset[str]]] = {}
+        self._kinds = ItemKinds(conn)
 
     # -- opening -------------------------------------------------------------------
 
@@ -229,24 +199,7 @@ class RunStore:
         if not rows:
             return 0
         with self.transaction():
-            inserted = 0
-            for row in rows:
-                stored = self._conn.execute(
-                    f"SELECT {', '.join(ITEM_COLUMNS)} FROM items WHERE item_id = ?", (row[0],)
-                ).fetchone()
-                if stored is None:
-                    self._conn.execute(INSERT_ITEM, row)
-                    inserted += 1
-                elif tuple(stored) != row:
-                    field, old, new = next(
-                        (c, a, b)
-                        for c, a, b in zip(ITEM_COLUMNS, stored, row, strict=True)
-                        if a != b
-                    )
-                    raise DataError(
-                        f"item {row[0]!r} is stored with another {field} ({old!r}, now {new!r})"
-                    )
-        return inserted
+            return insert_items(self._conn, rows)
 
     def items(self) -> pd.DataFrame:
         """Every item, by ordinal: item_id, ordinal, kind, prompt, messages, candidates, then
@@ -272,23 +225,6 @@ class RunStore:
             self._conn.execute("SELECT item_id, attributes FROM items ORDER BY ordinal, rowid")
         )
 
-    def _check_items(self, keys: Iterable[tuple[str, str | None]], kind: str) -> None:
-        """Raise :class:`DataError` unless every (item, candidate) is a stored ``kind`` item."""
-        for item_id, candidate in keys:
-            known = self._kinds.get(item_id)
-            if known is None:
-                row = self._conn.execute(
-                    "SELECT kind, candidates FROM items WHERE item_id = ?", (item_id,)
-                ).fetchone()
-                if row is None:
-                    raise DataError(f"item {item_id!r} is not in the store; write it first")
-                known = (row[0], frozenset(json.loads(row[1]) if row[1] else ()))
-                self._kinds[item_id] = known
-            if known[0] != kind:
-                raise DataError(f"item {item_id!r} is a {known[0]} item, not a {kind} item")
-            if candidate is not None and candidate not in known[1]:
-                raise DataError(f"item {item_id!r} has no candidate {candidate!r}")
-
     # -- samples -------------------------------------------------------------------
 
     def write_samples(self, records: Iterable[SampleRecord]) -> int:
@@ -303,7 +239,7 @@ class RunStore:
         now = utc_now()
         rows = [r.as_row(now) for r in records]
         with self.transaction():
-            self._check_items(((r.item_id, None) for r in records), "generate")
+            self._kinds.check(((r.item_id, None) for r in records), "generate")
             before = self._conn.total_changes
             self._conn.executemany(UPSERT_SAMPLE, rows)
             return self._conn.total_changes - before
@@ -353,7 +289,7 @@ class RunStore:
         now = utc_now()
         rows = [r.as_row(now) for r in records]
         with self.transaction():
-            self._check_items(((r.item_id, r.candidate) for r in records), "score")
+            self._kinds.check(((r.item_id, r.candidate) for r in records), "score")
             before = self._conn.total_changes
             self._conn.executemany(UPSERT_SCORE, rows)
             return self._conn.total_changes - before
@@ -380,17 +316,13 @@ class RunStore:
         """
         where = "" if include_errors else " WHERE s.status != 'error'"
         frame = pd.read_sql_query(_SCORE_SELECT + where + _ORDER + ", s.id", self._conn)
-        rank = [
-            json.loads(c).index(x)
-            for c, x in zip(frame["_candidates"], frame["candidate"], strict=True)
-        ]
-        frame = _order_candidates(frame.assign(_rank=pd.Series(rank, dtype="int64")))
+        frame = order_candidates(frame)
         for column in ("tokens", "token_ids"):
             parse_json_column(frame, column)
         frame["approximate"] = frame["approximate"].astype(bool)
         frame["logprob"] = frame["logprob"].astype("float64")
         return finish_frame(
-            frame.drop(columns=["_candidates", "_rank"]),
+            frame,
             run_id=self.run_id,
             study=self._study_name(),
             items=self._item_table(),
@@ -401,11 +333,13 @@ class RunStore:
     # -- item states ---------------------------------------------------------------
 
     def write_item_states(self, records: Iterable[ItemStateRecord]) -> None:
-        """Record the runner's latest decisions for items (one transaction)."""
+        """Record the runner's latest decisions for stored items (one transaction)."""
+        records = list(records)
         now = utc_now()
         rows = [r.as_row(now) for r in records]
         if rows:
             with self.transaction():
+                self._kinds.check(((r.item_id, None) for r in records), None)
                 self._conn.executemany(UPSERT_ITEM_STATE, rows)
 
     def item_states(self) -> pd.DataFrame:
@@ -439,18 +373,6 @@ class RunStore:
     def sessions(self) -> pd.DataFrame:
         """One row per runner invocation on this store."""
         return pd.read_sql_query("SELECT * FROM sessions ORDER BY id", self._conn)
-
-
-def _order_candidates(frame: pd.DataFrame) -> pd.DataFrame:
-    """Within each (item, sample index), rows in the order the item lists its candidates."""
-    if frame.empty:
-        return frame
-    group = (frame[["item_id", "sample_index"]] != frame[["item_id", "sample_index"]].shift()).any(
-        axis=1
-    )
-    frame = frame.assign(_group=group.cumsum())
-    frame = frame.sort_values(["_group", "_rank"], kind="stable")
-    return frame.drop(columns=["_group"]).reset_index(drop=True)
 
 
 class _Transaction:
