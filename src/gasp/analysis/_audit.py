@@ -109,7 +109,7 @@ def analyze_run(store_path: str | Path, config: AnalysisConfig | None = None) ->
     try:
         samples = store.samples(include_errors=True)
         manifest = store.manifest() if store.has_manifest() else {}
-        study = store.study() if store.has_manifest() else None
+        study = _study_of(manifest)
     finally:
         store.close()
     load_s = round(time.perf_counter() - start, 4)
@@ -125,6 +125,14 @@ def analyze_run(store_path: str | Path, config: AnalysisConfig | None = None) ->
     results = analyze_samples(samples, study, config, meta=extra)
     results.meta["timings"] = {"load": load_s, **results.meta.get("timings", {})}
     return results
+
+
+def _study_of(manifest: Mapping[str, Any]) -> Any:
+    """The study recorded in a run manifest (None when there is none)."""
+    from gasp.studies.more_of_the_same import Study
+
+    spec = manifest.get("study")
+    return Study.from_dict(spec) if isinstance(spec, Mapping) else None
 
 
 def default_results_dir(store_path: str | Path) -> Path:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.studies._registry import STUDY_KIND_KEY, read_study_file
+from gasp.studies import STUDY_KIND_KEY, read_study_file
 from gasp.studies.more_of_the_same._model import (
     STANDARD_CONDITIONS,
     STUDY_KIND,

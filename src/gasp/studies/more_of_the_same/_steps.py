@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import DataError
-from gasp.studies._registry import reject_options
+from gasp.studies import reject_options
 
 #: Analysis options this study reads.
 ANALYSIS_OPTIONS = {
@@ -96,7 +96,8 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
 
 def report_step(results: Path, out: Path, options: Mapping[str, Any]) -> Path:
     """Render the audit (or comparison) report from the saved results."""
-    from gasp.report import ReportOptions, render_run_report
+    from gasp.report import ReportOptions
+    from gasp.report._run_report import render_run_report
 
     opts = ReportOptions(
         examples_per_word=int(options.get("examples_per_word") or 50),

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.studies._registry import StudyType, reject_options
+from gasp.studies import StudyType, reject_options
 from gasp.studies.more_of_the_same._load import load_study, load_subjects_csv
 from gasp.studies.more_of_the_same._model import STUDY_KIND, Study
 

@@ -1,0 +1,137 @@
+"""The package's dependency rules and module sizes (docs: ARCHITECTURE, "Dependency rules").
+
+Each rule reads the imports of every module under ``src/gasp`` with ``ast``, so a
+rule broken anywhere fails here with the module and the import that broke it.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src" / "gasp"
+
+#: Most lines a module may have.
+MAX_LINES = 450
+#: Modules allowed to be longer, with the reason.
+SIZE_EXCEPTIONS: dict[str, str] = {}
+
+CORE = ("text", "stats", "associate", "names", "embeddings", "lexicons")
+ENGINE = ("backends", "runner", "store")
+
+
+def _modules() -> Iterator[Path]:
+    yield from sorted(SRC.rglob("*.py"))
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(SRC.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> Iterator[tuple[int, str]]:
+    """(line, absolute module name) of every import in ``path``, relative ones resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = _module_name(path).split(".")
+    if path.name != "__init__.py":
+        package = package[:-1]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], base]).strip(".")
+            yield node.lineno, base
+            for alias in node.names:
+                yield node.lineno, f"{base}.{alias.name}"
+
+
+def _package_of(module: str) -> str:
+    """``gasp.studies.more_of_the_same`` for study modules, else ``gasp.<top>``."""
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] == "studies" and (SRC / "studies" / parts[2]).is_dir():
+        return ".".join(parts[:3])
+    return ".".join(parts[:2])
+
+
+def _violations(rule: object) -> list[str]:
+    found = []
+    for path in _modules():
+        source = _module_name(path)
+        for line, target in _imports(path):
+            if target.startswith("gasp.") and rule(source, target):  # type: ignore[operator]
+                found.append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
+    return sorted(set(found))
+
+
+def test_no_package_imports_another_packages_private_module() -> None:
+    def private_elsewhere(source: str, target: str) -> bool:
+        if _package_of(source) == _package_of(target):
+            return False
+        parts = target.split(".")
+        home = _package_of(target).split(".")
+        return any(p.startswith("_") and p != "__init__" for p in parts[len(home) :][:1])
+
+    assert _violations(private_elsewhere) == []
+
+
+def test_study_packages_do_not_import_each_other() -> None:
+    def other_study(source: str, target: str) -> bool:
+        a, b = _package_of(source), _package_of(target)
+        return (
+            a.startswith("gasp.studies.") and b.startswith("gasp.studies.") and a != b
+        )
+
+    assert _violations(other_study) == []
+
+
+@pytest.mark.parametrize("layer", ["core", "engine"])
+def test_core_and_engine_import_no_study(layer: str) -> None:
+    tops = CORE if layer == "core" else ENGINE
+
+    def study_import(source: str, target: str) -> bool:
+        top = source.split(".")[1] if "." in source else ""
+        return top in tops and target.startswith("gasp.studies")
+
+    assert _violations(study_import) == []
+
+
+def test_core_imports_no_engine() -> None:
+    def engine_import(source: str, target: str) -> bool:
+        top = source.split(".")[1] if "." in source else ""
+        return top in CORE and target.split(".")[1] in ENGINE
+
+    assert _violations(engine_import) == []
+
+
+def test_report_framework_opens_no_store_and_imports_no_study() -> None:
+    def forbidden(source: str, target: str) -> bool:
+        return source.startswith("gasp.report") and (
+            target.startswith("gasp.store") or target.startswith("gasp.studies")
+        )
+
+    assert _violations(forbidden) == []
+
+
+def test_modules_stay_small() -> None:
+    long = []
+    for path in _modules():
+        name = str(path.relative_to(SRC.parent))
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES and name not in SIZE_EXCEPTIONS:
+            long.append(f"{name}: {lines} lines")
+    assert long == []
+
+
+def test_the_rules_can_fail() -> None:
+    """The import reader sees a private import across packages (the rules are not vacuous)."""
+
+    def private_elsewhere(source: str, target: str) -> bool:
+        return target == "gasp.errors" and source.startswith("gasp.store")
+
+    assert _violations(private_elsewhere), "the import reader found no import at all"
