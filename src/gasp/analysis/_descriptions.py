@@ -79,14 +79,13 @@ from gasp.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.errors import ConfigError
 from gasp.stats import (
     Comparison,
+    SignificanceRule,
     SRBResult,
-    calibrated_marked_words_many,
-    marked_words,
+    marked_words_many,
     srb_scores,
     welch_t_test,
 )
-from gasp.text import DocTermCounts
-from gasp.text._pronouns import is_pronoun
+from gasp.text import DocTermCounts, is_pronoun
 
 GROUPS: tuple[str, ...] = ("AF", "AM", "F", "M", "N")
 """Group codes: associated women and men, named women, men and non-binary people."""
@@ -256,20 +255,10 @@ def _marked_tables(
     config: AnalysisConfig,
 ) -> list[pd.DataFrame]:
     """Marked words of many comparisons over the same counts (batched when calibrated)."""
-    options: dict[str, Any] = {
-        "threshold": config.threshold,
-        "fdr_alpha": config.fdr_alpha,
-        "min_count": config.min_count,
-    }
-    if config.calibrated:
-        return calibrated_marked_words_many(
-            counts, comparisons, config=config.calibration, **options
-        )
-    tables = []
-    for comp in comparisons:
-        prior = None if comp.topic is None else counts.totals(comp.topic)
-        tables.append(marked_words(counts, comp.target, comp.unmarked, prior=prior, **options))
-    return tables
+    rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
+    return marked_words_many(
+        counts, comparisons, calibrated=config.calibrated, config=config.calibration, rule=rule
+    )
 
 
 def _word_set(table: pd.DataFrame) -> list[str]:

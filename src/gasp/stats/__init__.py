@@ -14,7 +14,9 @@ from gasp.stats._english_prior import BROWN_CORPUS_TOKENS, common_english_words,
 from gasp.stats._groups import group_mask, parse_selector, selector_name
 from gasp.stats._log_odds import log_odds_z
 from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
+from gasp.stats._method import PairScorer, marked_words_many
 from gasp.stats._multiple_testing import bh_reject, two_sided_p
+from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule
 from gasp.stats._significance import (
     BootstrapResult,
     PermutationResult,
@@ -29,6 +31,7 @@ from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
 __all__ = [
     "BROWN_CORPUS_TOKENS",
+    "DEFAULT_THRESHOLD",
     "BootstrapResult",
     "CalibratedConfig",
     "CalibratedMarkedWords",
@@ -36,8 +39,10 @@ __all__ = [
     "CalibrationReport",
     "Comparison",
     "MarkedWords",
+    "PairScorer",
     "PermutationResult",
     "SRBResult",
+    "SignificanceRule",
     "WelchResult",
     "bernoulli_se",
     "bh_reject",
@@ -52,6 +57,7 @@ __all__ = [
     "group_mask",
     "log_odds_z",
     "marked_words",
+    "marked_words_many",
     "marked_words_table",
     "parse_selector",
     "percent_change",
