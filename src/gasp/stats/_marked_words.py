@@ -91,7 +91,7 @@ def marked_words_table(
     target = np.asarray(target_counts, dtype=np.int64)
     if z_all.shape != (len(names), n_words) or target.shape != (n_words,):
         raise ValueError("counts and z-scores must have one entry per vocabulary word")
-    significant = sig_rule.select(z_all, target).all(axis=0)
+    significant = np.asarray(sig_rule.select(z_all, target).all(axis=0), dtype=bool)
     columns: dict[str, np.ndarray] = {"word": vocab, "count_target": target}
     for name in names:
         columns[f"count_{name}"] = np.asarray(unmarked_counts[name], dtype=np.int64)
