@@ -89,7 +89,11 @@ def selections() -> dict[str, Any]:
     for method in ("calibrated", "marked"):
         for threshold in (1.96, 1.0):
             found = significant_words(
-                table, group_a="F", group_b="M", columns=columns, method=method,  # type: ignore[arg-type]
+                table,
+                group_a="F",
+                group_b="M",
+                columns=columns,
+                method=method,  # type: ignore[arg-type]
                 threshold=threshold,
             ).words
             out[f"probe/{method}/{threshold}"] = [

@@ -17,7 +17,7 @@ of 0.05 and inspected the words. :func:`calibrate` does exactly this:
 
 Common words
     the ``n_common`` (default 100) most frequent words of wordfreq's English list,
-    normalized by the package tokenizer, minus :data:`IDENTITY_WORDS` (personal
+    normalized by the package tokenizer, minus :data:`IDENTITY_WORDS` (third-person
     pronouns: they differ between genders by construction and are expected marked
     words, seed ``000`` Table 15) and minus any ``exclude`` words (for example the
     group labels of a study).
@@ -56,15 +56,11 @@ from gasp.stats._calibrated_batch import Comparison, _Batch
 from gasp.stats._calibrated_terms import CalibratedConfig
 from gasp.stats._english_prior import common_english_words
 from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule, resolve_rule
-from gasp.text import DocTermCounts
+from gasp.text import THIRD_PERSON_PRONOUNS, DocTermCounts
 
-#: Personal pronouns never counted as common words (they mark gender by construction).
-IDENTITY_WORDS: frozenset[str] = frozenset(
-    {
-        "he", "him", "his", "himself", "she", "her", "hers", "herself",
-        "they", "them", "their", "theirs", "themselves", "xe", "ze",
-    }
-)  # fmt: skip
+#: Pronouns never counted as common words (they mark gender by construction): the
+#: third-person pronouns of every gender, :data:`gasp.text.THIRD_PERSON_PRONOUNS`.
+IDENTITY_WORDS: frozenset[str] = THIRD_PERSON_PRONOUNS
 
 
 @dataclass(frozen=True)
