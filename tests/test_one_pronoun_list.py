@@ -9,7 +9,7 @@ import gasp
 from gasp import text
 from gasp.associate import FEMALE_WORDS, MALE_WORDS
 from gasp.probe import PRONOUNS as PROBE_PRONOUNS
-from gasp.stats._calibration import IDENTITY_WORDS
+from gasp.stats import IDENTITY_WORDS
 
 PACKAGE = Path(gasp.__file__).resolve().parent
 

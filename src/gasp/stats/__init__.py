@@ -1,6 +1,15 @@
-"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests."""
+"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests.
+
+One significance rule (:class:`SignificanceRule`) and one choice between Marked Words
+and Calibrated Marked Words (:func:`marked_words_many`, :class:`PairScorer`) serve
+every caller.
+"""
 
 from gasp.stats._calibrated import (
+    CALIBRATION_FUNCTION_WORDS,
+    DEFAULT_ALPHA,
+    DEFAULT_C_ENGLISH,
+    DEFAULT_C_TOPIC,
     CalibratedConfig,
     CalibratedMarkedWords,
     CalibratedTerms,
@@ -9,7 +18,7 @@ from gasp.stats._calibrated import (
     calibrated_marked_words_many,
     calibrated_terms,
 )
-from gasp.stats._calibration import CalibrationReport, calibrate
+from gasp.stats._calibration import IDENTITY_WORDS, CalibrationReport, calibrate
 from gasp.stats._english_prior import BROWN_CORPUS_TOKENS, common_english_words, english_prior
 from gasp.stats._groups import group_mask, parse_selector, selector_name
 from gasp.stats._log_odds import log_odds_z
@@ -31,7 +40,12 @@ from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
 __all__ = [
     "BROWN_CORPUS_TOKENS",
+    "CALIBRATION_FUNCTION_WORDS",
+    "DEFAULT_ALPHA",
+    "DEFAULT_C_ENGLISH",
+    "DEFAULT_C_TOPIC",
     "DEFAULT_THRESHOLD",
+    "IDENTITY_WORDS",
     "BootstrapResult",
     "CalibratedConfig",
     "CalibratedMarkedWords",
