@@ -305,5 +305,5 @@ def test_significant_only_tables_equal_the_filtered_full_tables(min_count: int) 
     for got, want in zip(short, full, strict=True):
         want = want[want["significant"]].reset_index(drop=True)
         pd.testing.assert_frame_equal(got, want)
-    with pytest.raises(DataError):
+    with pytest.raises(ConfigError):
         calibrated_marked_words_many(counts, comparisons, threshold=float("nan"))

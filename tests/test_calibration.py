@@ -12,14 +12,16 @@ from typer.testing import CliRunner
 from gasp.cli import app
 from gasp.errors import ConfigError, DataError
 from gasp.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_C_ENGLISH,
+    DEFAULT_C_TOPIC,
+    IDENTITY_WORDS,
     CalibratedConfig,
     Comparison,
     calibrate,
     calibrated_marked_words_many,
     common_english_words,
 )
-from gasp.stats._calibrated import DEFAULT_ALPHA, DEFAULT_C_ENGLISH, DEFAULT_C_TOPIC
-from gasp.stats._calibration import IDENTITY_WORDS
 from gasp.text import count_words
 
 

@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gasp.errors import DataError
+from gasp.errors import ConfigError, DataError
 from gasp.stats import MarkedWords, marked_words, marked_words_table
 from gasp.text import DocTermCounts, count_words
 
@@ -193,9 +193,10 @@ def test_bad_input_raises_data_error() -> None:
         marked_words(counts, target, {})
     with pytest.raises(DataError, match="prior"):
         marked_words(counts, target, other, prior=np.ones(2))
-    with pytest.raises(DataError, match="false discovery rate"):
+    # invalid significance options are configuration errors (SignificanceRule)
+    with pytest.raises(ConfigError, match="false discovery rate"):
         marked_words(counts, target, other, fdr_alpha=1.5)
-    with pytest.raises(DataError, match="minimum count"):
+    with pytest.raises(ConfigError, match="minimum count"):
         marked_words(counts, target, other, min_count=-1)
 
 

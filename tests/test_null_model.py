@@ -11,7 +11,7 @@ import pytest
 from _analysis_helpers import random_embeddings
 from gasp.analysis import AnalysisConfig, analyze_samples
 from gasp.analysis._synthetic import synthetic_samples
-from gasp.text._pronouns import PRONOUNS
+from gasp.text import PRONOUNS
 
 
 @pytest.fixture(scope="module")

@@ -174,3 +174,33 @@ def test_welch_values_equal_up_to_rounding_have_no_variance() -> None:
     result = welch_t_test(a, b)
     assert np.isnan(result.t) and np.isnan(result.p_value)
     assert result.reason is not None and "zero variance" in result.reason
+
+
+def test_welch_reasons_name_the_problem() -> None:
+    one = welch_t_test([1.0], [2.0, 3.0])
+    assert one.reason == "Welch's t-test needs at least 2 values per group: the first group has 1"
+    assert not one.defined
+    empty = welch_t_test([np.nan, np.inf], [1.0], unit="occupations")
+    assert empty.reason == (
+        "Welch's t-test needs at least 2 occupations per group: the first group has none "
+        "(2 undefined left out) and the second group has 1"
+    )
+    assert (empty.n_a, empty.nan_a) == (0, 2)
+    flat = welch_t_test([0.5, 0.5], [0.5, 0.5, 0.5], unit="subjects")
+    assert flat.reason == (
+        "Welch's t-test is undefined: both groups have zero variance (the first group's 2 "
+        "subjects are all 0.5, the second group's 3 are all 0.5)"
+    )
+    ok = welch_t_test([1.0, 2.0, 4.0], [2.0, 3.0, 7.0])
+    assert ok.defined and ok.reason is None
+
+
+def test_welch_reason_survives_into_a_table() -> None:
+    rows = [welch_t_test([1.0, 2.0, 4.0], [2.0, 3.0, 7.0]).to_row(), welch_t_test([], []).to_row()]
+    table = pd.DataFrame(rows)
+    assert list(table.columns) == [
+        "statistic", "p_value", "df", "mean_a", "mean_b", "n_a", "n_b", "reason"
+    ]  # fmt: skip
+    assert table.loc[0, "reason"] == ""
+    assert math.isnan(table.loc[1, "p_value"])
+    assert table.loc[1, "reason"].startswith("Welch's t-test needs at least 2 values")

@@ -58,7 +58,7 @@ Tables (names from :mod:`gasp.analysis._results`):
     associated women minus men; permutation: mean over units of ``score_F - score_M``
     with empty associated sets as 0), p_value, df (Welch only), n_subjects_F,
     n_subjects_M (units taking part), mean_F, mean_M, n_permutations (shuffles run; 0
-    for Welch).
+    for Welch), reason (empty when the test is defined, else why not).
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
     subject, template, step (``how``), reason.
@@ -79,14 +79,13 @@ from gasp.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.errors import ConfigError
 from gasp.stats import (
     Comparison,
+    SignificanceRule,
     SRBResult,
-    calibrated_marked_words_many,
-    marked_words,
+    marked_words_many,
     srb_scores,
     welch_t_test,
 )
-from gasp.text import DocTermCounts
-from gasp.text._pronouns import is_pronoun
+from gasp.text import DocTermCounts, is_pronoun
 
 GROUPS: tuple[str, ...] = ("AF", "AM", "F", "M", "N")
 """Group codes: associated women and men, named women, men and non-binary people."""
@@ -132,6 +131,7 @@ _TEST_COLUMNS = [
     "mean_F",
     "mean_M",
     "n_permutations",
+    "reason",
 ]
 
 
@@ -256,20 +256,10 @@ def _marked_tables(
     config: AnalysisConfig,
 ) -> list[pd.DataFrame]:
     """Marked words of many comparisons over the same counts (batched when calibrated)."""
-    options: dict[str, Any] = {
-        "threshold": config.threshold,
-        "fdr_alpha": config.fdr_alpha,
-        "min_count": config.min_count,
-    }
-    if config.calibrated:
-        return calibrated_marked_words_many(
-            counts, comparisons, config=config.calibration, **options
-        )
-    tables = []
-    for comp in comparisons:
-        prior = None if comp.topic is None else counts.totals(comp.topic)
-        tables.append(marked_words(counts, comp.target, comp.unmarked, prior=prior, **options))
-    return tables
+    rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
+    return marked_words_many(
+        counts, comparisons, calibrated=config.calibrated, config=config.calibration, rule=rule
+    )
 
 
 def _word_set(table: pd.DataFrame) -> list[str]:
@@ -441,14 +431,10 @@ def _zero_if_empty(result: SRBResult) -> float:
     return float(result.score)
 
 
-def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """Welch's t (a minus b), its p-value and degrees of freedom; NaN where undefined."""
-    a = a[np.isfinite(a)]
-    b = b[np.isfinite(b)]
-    if a.size < 2 or b.size < 2:
-        return float("nan"), float("nan"), float("nan")
-    result = welch_t_test(a, b)
-    return float(result.t), float(result.p_value), float(result.df)
+def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, str]:
+    """Welch's t (a minus b), p-value, degrees of freedom; NaN and the reason where undefined."""
+    result = welch_t_test(a, b, unit="subjects")
+    return float(result.t), float(result.p_value), float(result.df), result.reason or ""
 
 
 def _tests(
@@ -461,7 +447,7 @@ def _tests(
     """Welch's t-test across units and, with shuffles, the permutation test."""
     f = scores.loc[scores["gender"] == "F", "score"].to_numpy(dtype=float)
     m = scores.loc[scores["gender"] == "M", "score"].to_numpy(dtype=float)
-    t, p, df = _welch(f, m)
+    t, p, df, reason = _welch(f, m)
 
     def _mean(x: np.ndarray) -> float:
         return float(np.nanmean(x)) if np.isfinite(x).any() else float("nan")
@@ -469,7 +455,7 @@ def _tests(
     rows: list[dict[str, object]] = [
         {"template": template, "test": "welch", "statistic": t, "p_value": p, "df": df,
          "n_subjects_F": int(np.isfinite(f).sum()), "n_subjects_M": int(np.isfinite(m).sum()),
-         "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0}
+         "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0, "reason": reason}
     ]  # fmt: skip
     if observed is not None and perm_f is not None and perm_m is not None and perm_f.shape[1]:
         n_perm = int(perm_f.shape[1])
@@ -486,7 +472,8 @@ def _tests(
             {"template": template, "test": "permutation", "statistic": stat, "p_value": p_perm,
              "df": float("nan"), "n_subjects_F": int(keep.sum()), "n_subjects_M": int(keep.sum()),
              "mean_F": _mean(observed[keep, 0]), "mean_M": _mean(observed[keep, 1]),
-             "n_permutations": n_perm}
+             "n_permutations": n_perm,
+             "reason": "" if keep.any() else "no subject has both scores in every shuffle"}
         )  # fmt: skip
     return rows
 

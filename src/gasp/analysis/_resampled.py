@@ -21,7 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from gasp.analysis._config import AnalysisConfig
-from gasp.stats import CalibratedConfig, bh_reject, calibrated_terms, english_prior, log_odds_z
+from gasp.stats import PairScorer, SignificanceRule
 from gasp.text import DocTermCounts
 
 #: Upper bound on the cells of one block of (pairs x words) arrays (memory cap).
@@ -61,37 +61,14 @@ def marked_sets(
     if comp.size and np.any(np.diff(comp) < 0):
         raise ValueError("pairs must be sorted by comparison")
     significant = np.ones((n_comparisons, n_words), dtype=bool)
-    if config.calibrated:
-        cal = config.calibration if config.calibration is not None else CalibratedConfig()
-        english = english_prior(
-            vocab, source=cal.english_source, corpus_size=cal.english_corpus_size
-        )
-        fixed = np.isin(vocab.astype(str), np.asarray(cal.calibration_words, dtype=str))
+    scorer = PairScorer(vocab, calibrated=config.calibrated, config=config.calibration)
+    rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
     block = max(1, _BLOCK_CELLS // max(n_words, 1))
     for start in range(0, comp.size, block):
         sl = slice(start, min(start + block, comp.size))
         target = totals[t_idx[sl]]
-        if config.calibrated:
-            z = calibrated_terms(
-                target,
-                totals[u_idx[sl]],
-                totals[p_idx[sl]],
-                english,
-                fixed,
-                alpha=cal.alpha,
-                c=cal.c,
-                top_n=cal.calibration_top_n,
-            ).z
-        else:
-            z = log_odds_z(target, totals[u_idx[sl]], totals[p_idx[sl]])
-        enough = target >= config.min_count
-        finite = np.isfinite(z)
-        if config.fdr_alpha is None:
-            passes = finite & (np.where(finite, z, -np.inf) > config.threshold)
-        else:
-            positive = finite & (np.where(finite, z, 0.0) > 0)
-            passes = positive & bh_reject(z, config.fdr_alpha, tested=enough)
-        passes &= enough
+        z = scorer.z(target, totals[u_idx[sl]], totals[p_idx[sl]])
+        passes = rule.select(z, target)
         np.logical_and.at(significant, comp[sl], passes)
     covered = np.zeros(n_comparisons, dtype=bool)
     covered[comp] = True

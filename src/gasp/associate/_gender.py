@@ -19,10 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gasp.text import DocTermCounts, count_words
+from gasp.text import FEMININE_PRONOUNS, MASCULINE_PRONOUNS, DocTermCounts, count_words
 
-FEMALE_WORDS: tuple[str, ...] = ("she", "her", "hers", "herself", "female", "mrs")
-MALE_WORDS: tuple[str, ...] = ("he", "his", "him", "himself", "mr", "male")
+FEMALE_WORDS: tuple[str, ...] = (*FEMININE_PRONOUNS, "female", "mrs")
+MALE_WORDS: tuple[str, ...] = (*MASCULINE_PRONOUNS, "mr", "male")
 NEUTRAL_WORDS: tuple[str, ...] = ("they", "their")
 NONBINARY_CUES: tuple[str, ...] = ("nonbinary", "non-binary", "they/them")
 GENDER_LABELS: tuple[str, ...] = ("F", "M", "N")

@@ -38,6 +38,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import silhouette_score
 from threadpoolctl import threadpool_limits
 
+from gasp.embeddings import unit_rows
 from gasp.errors import ConfigError, DataError
 
 KRule = Literal["gap", "max"]
@@ -108,13 +109,6 @@ class Clustering:
     centers: np.ndarray
     distances: np.ndarray
     curve: pd.DataFrame
-
-
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit Euclidean length (zero rows stay zero)."""
-    x = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(x, axis=1, keepdims=True)
-    return np.divide(x, norms, out=np.zeros_like(x), where=norms > 0)
 
 
 def choose_k(ks: Sequence[int], scores: Sequence[float], rule: KRule = "gap") -> int:

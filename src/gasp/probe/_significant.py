@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
-from gasp.stats import Comparison, calibrated_marked_words_many, marked_words
-from gasp.stats._marked_words import DEFAULT_THRESHOLD
+from gasp.stats import DEFAULT_THRESHOLD, Comparison, SignificanceRule, marked_words_many
 from gasp.text import count_words
 
 Method = Literal["calibrated", "marked"]
@@ -132,15 +131,12 @@ def significant_words(
         for target, other, label, other_label in ((mask_a, mask_b, a, b), (mask_b, mask_a, b, a)):
             comparisons.append(Comparison(target=target, unmarked={other_label: other}, topic=unit))
             labels.append((str(model), str(subject), label))
-    tables: list[pd.DataFrame] = []
-    if method == "calibrated":
-        tables = calibrated_marked_words_many(counts, comparisons, threshold=threshold)
-    else:
-        for comp in comparisons:
-            prior = counts.totals(comp.topic)
-            tables.append(
-                marked_words(counts, comp.target, comp.unmarked, prior=prior, threshold=threshold)
-            )
+    tables = marked_words_many(
+        counts,
+        comparisons,
+        calibrated=method == "calibrated",
+        rule=SignificanceRule(threshold=threshold),
+    )
     frames = [
         pd.DataFrame(
             {

@@ -37,25 +37,12 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
+from gasp.text import PRONOUNS
 
 KEPT = "kept"
 SHORT = "short"
 NAME = "name"
 NON_ENGLISH = "non_english"
-
-#: English personal, possessive and reflexive pronouns (normalized like the tokenizer).
-PRONOUNS: frozenset[str] = frozenset(
-    {
-        "i", "me", "my", "mine", "myself",
-        "we", "us", "our", "ours", "ourselves",
-        "you", "your", "yours", "yourself", "yourselves",
-        "he", "him", "his", "himself", "hes",
-        "she", "her", "hers", "herself", "shes",
-        "they", "them", "their", "theirs", "themselves", "themself", "theyre",
-        "it", "its", "itself",
-        "xe", "xem", "xyr", "ze", "zir", "hir",
-    }
-)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,15 @@
-"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests."""
+"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests.
+
+One significance rule (:class:`SignificanceRule`) and one choice between Marked Words
+and Calibrated Marked Words (:func:`marked_words_many`, :class:`PairScorer`) serve
+every caller.
+"""
 
 from gasp.stats._calibrated import (
+    CALIBRATION_FUNCTION_WORDS,
+    DEFAULT_ALPHA,
+    DEFAULT_C_ENGLISH,
+    DEFAULT_C_TOPIC,
     CalibratedConfig,
     CalibratedMarkedWords,
     CalibratedTerms,
@@ -9,12 +18,14 @@ from gasp.stats._calibrated import (
     calibrated_marked_words_many,
     calibrated_terms,
 )
-from gasp.stats._calibration import CalibrationReport, calibrate
+from gasp.stats._calibration import IDENTITY_WORDS, CalibrationReport, calibrate
 from gasp.stats._english_prior import BROWN_CORPUS_TOKENS, common_english_words, english_prior
 from gasp.stats._groups import group_mask, parse_selector, selector_name
 from gasp.stats._log_odds import log_odds_z
 from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
+from gasp.stats._method import PairScorer, marked_words_many
 from gasp.stats._multiple_testing import bh_reject, two_sided_p
+from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule
 from gasp.stats._significance import (
     BootstrapResult,
     PermutationResult,
@@ -29,6 +40,12 @@ from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
 __all__ = [
     "BROWN_CORPUS_TOKENS",
+    "CALIBRATION_FUNCTION_WORDS",
+    "DEFAULT_ALPHA",
+    "DEFAULT_C_ENGLISH",
+    "DEFAULT_C_TOPIC",
+    "DEFAULT_THRESHOLD",
+    "IDENTITY_WORDS",
     "BootstrapResult",
     "CalibratedConfig",
     "CalibratedMarkedWords",
@@ -36,8 +53,10 @@ __all__ = [
     "CalibrationReport",
     "Comparison",
     "MarkedWords",
+    "PairScorer",
     "PermutationResult",
     "SRBResult",
+    "SignificanceRule",
     "WelchResult",
     "bernoulli_se",
     "bh_reject",
@@ -52,6 +71,7 @@ __all__ = [
     "group_mask",
     "log_odds_z",
     "marked_words",
+    "marked_words_many",
     "marked_words_table",
     "parse_selector",
     "percent_change",

@@ -17,7 +17,7 @@ of 0.05 and inspected the words. :func:`calibrate` does exactly this:
 
 Common words
     the ``n_common`` (default 100) most frequent words of wordfreq's English list,
-    normalized by the package tokenizer, minus :data:`IDENTITY_WORDS` (personal
+    normalized by the package tokenizer, minus :data:`IDENTITY_WORDS` (third-person
     pronouns: they differ between genders by construction and are expected marked
     words, seed ``000`` Table 15) and minus any ``exclude`` words (for example the
     group labels of a study).
@@ -52,18 +52,15 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats._calibrated import CalibratedConfig, Comparison, _Batch
+from gasp.stats._calibrated_batch import Comparison, _Batch
+from gasp.stats._calibrated_terms import CalibratedConfig
 from gasp.stats._english_prior import common_english_words
-from gasp.stats._marked_words import DEFAULT_THRESHOLD
-from gasp.text import DocTermCounts
+from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule, resolve_rule
+from gasp.text import THIRD_PERSON_PRONOUNS, DocTermCounts
 
-#: Personal pronouns never counted as common words (they mark gender by construction).
-IDENTITY_WORDS: frozenset[str] = frozenset(
-    {
-        "he", "him", "his", "himself", "she", "her", "hers", "herself",
-        "they", "them", "their", "theirs", "themselves", "xe", "ze",
-    }
-)  # fmt: skip
+#: Pronouns never counted as common words (they mark gender by construction): the
+#: third-person pronouns of every gender, :data:`gasp.text.THIRD_PERSON_PRONOUNS`.
+IDENTITY_WORDS: frozenset[str] = THIRD_PERSON_PRONOUNS
 
 
 @dataclass(frozen=True)
@@ -101,21 +98,17 @@ class _Evaluator:
         self,
         batch: _Batch,
         common: frozenset[str],
-        threshold: float,
-        fdr_alpha: float | None,
-        min_count: int,
+        rule: SignificanceRule,
     ) -> None:
         self.batch = batch
         vocab = batch.counts.vocabulary.astype(str)
         self.common_mask = np.isin(vocab, np.asarray(sorted(common), dtype=str))
         self.vocab = batch.counts.vocabulary
-        self.threshold = threshold
-        self.fdr_alpha = fdr_alpha
-        self.min_count = min_count
+        self.rule = rule
 
     def __call__(self, alpha: float, c: float) -> dict[str, object]:
         z, _, _, _ = self.batch.terms(alpha, c)
-        sig = self.batch.significant(z, self.threshold, self.fdr_alpha, self.min_count)
+        sig = self.batch.significant(z, self.rule)
         distinct = sig.any(axis=0)
         common = [str(w) for w in self.vocab[distinct & self.common_mask]]
         return {
@@ -160,14 +153,18 @@ def calibrate(
     threshold: float = DEFAULT_THRESHOLD,
     fdr_alpha: float | None = None,
     min_count: int = 0,
+    rule: SignificanceRule | None = None,
 ) -> CalibrationReport:
     """Calibrate ``C_English`` and ``C_topic`` by binary search, then sweep ``alpha``.
 
     ``comparisons`` are the comparisons whose marked words must contain no common
     word (for the Marked Personas data: every group against its unmarked groups).
     ``config`` supplies the English prior, the calibration words and the topic-prior
-    rule. See the module documentation for the definitions.
+    rule. Words are significant by ``rule`` (a :class:`~gasp.stats.SignificanceRule`)
+    or by the rule of ``threshold``, ``fdr_alpha`` and ``min_count``. See the module
+    documentation for the definitions.
     """
+    sig_rule = resolve_rule(rule, threshold, fdr_alpha, min_count)
     base = config if config is not None else CalibratedConfig()
     lo, hi = c_range
     if not (0 < lo < hi and math.isfinite(hi)):
@@ -180,7 +177,7 @@ def calibrate(
         raise ConfigError("calibration needs at least one comparison")
     common = frozenset(common_english_words(n_common)) - IDENTITY_WORDS - set(exclude)
     batch = _Batch(counts, comparisons, base)
-    evaluate = _Evaluator(batch, common, threshold, fdr_alpha, min_count)
+    evaluate = _Evaluator(batch, common, sig_rule)
     c_english, english_ok, english_steps = _search(evaluate, 0.0, c_range, rtol)
     c_topic, topic_ok, topic_steps = _search(evaluate, 1.0, c_range, rtol)
     n_steps = round(1.0 / alpha_step)

@@ -32,7 +32,8 @@ personas:
 
 Beyond the papers: Benjamini-Hochberg false discovery rate control (``fdr_alpha``) in
 place of the fixed threshold, and a minimum count of the word in the target group
-(``min_count``).
+(``min_count``). The rule is :class:`gasp.stats.SignificanceRule`, passed as ``rule``
+or built from those three keyword options.
 """
 
 from __future__ import annotations
@@ -44,21 +45,10 @@ import pandas as pd
 
 from gasp.errors import DataError
 from gasp.stats._log_odds import log_odds_z
-from gasp.stats._multiple_testing import bh_reject
+from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule, resolve_rule
 from gasp.text import DocTermCounts
 
-DEFAULT_THRESHOLD = 1.96
-
-
-def _check_options(threshold: float, fdr_alpha: float | None, min_count: int) -> None:
-    if not np.isfinite(threshold):
-        raise DataError(f"the z-score threshold must be a finite number, got {threshold}")
-    if fdr_alpha is not None and not 0.0 < fdr_alpha < 1.0:
-        raise DataError(
-            f"the false discovery rate must lie strictly between 0 and 1, got {fdr_alpha}"
-        )
-    if min_count < 0:
-        raise DataError(f"the minimum count must be zero or more, got {min_count}")
+__all__ = ["DEFAULT_THRESHOLD", "MarkedWords", "marked_words", "marked_words_table"]
 
 
 def marked_words_table(
@@ -71,6 +61,7 @@ def marked_words_table(
     fdr_alpha: float | None = None,
     min_count: int = 0,
     all_words: bool = False,
+    rule: SignificanceRule | None = None,
 ) -> pd.DataFrame:
     """The result table of Marked Words from per-word counts and z-scores.
 
@@ -81,12 +72,14 @@ def marked_words_table(
     above ``threshold`` or, when ``fdr_alpha`` is given, it is positive and rejected by
     the Benjamini-Hochberg procedure at level ``fdr_alpha`` (two-sided p-values; one
     family per comparison, made of the words with a finite z-score and enough counts).
+    ``rule`` (a :class:`~gasp.stats.SignificanceRule`) replaces those three options.
 
     Returns the columns ``word``, ``count_target``, ``count_<name>`` and ``z_<name>``
     per unmarked group, ``z_sum`` and ``significant``, sorted by ``z_sum`` (descending,
-    NaN last); only the significant words unless ``all_words``.
+    NaN last); only the significant words unless ``all_words``. ``attrs["rule"]``
+    holds the rule applied (:meth:`~gasp.stats.SignificanceRule.to_dict`).
     """
-    _check_options(threshold, fdr_alpha, min_count)
+    sig_rule = resolve_rule(rule, threshold, fdr_alpha, min_count)
     names = list(z)
     if not names:
         raise DataError("at least one unmarked group is needed")
@@ -98,9 +91,7 @@ def marked_words_table(
     target = np.asarray(target_counts, dtype=np.int64)
     if z_all.shape != (len(names), n_words) or target.shape != (n_words,):
         raise ValueError("counts and z-scores must have one entry per vocabulary word")
-    enough = target >= min_count
-    passes = _passes(z_all, enough, threshold, fdr_alpha)
-    significant = passes.all(axis=0) & enough
+    significant = np.asarray(sig_rule.select(z_all, target).all(axis=0), dtype=bool)
     columns: dict[str, np.ndarray] = {"word": vocab, "count_target": target}
     for name in names:
         columns[f"count_{name}"] = np.asarray(unmarked_counts[name], dtype=np.int64)
@@ -113,20 +104,9 @@ def marked_words_table(
         table = table[table["significant"]]
     table = table.sort_values(
         ["z_sum", "word"], ascending=[False, True], na_position="last", kind="mergesort"
-    )
-    return table.reset_index(drop=True)
-
-
-def _passes(
-    z: np.ndarray, enough: np.ndarray, threshold: float, fdr_alpha: float | None
-) -> np.ndarray:
-    """Where ``z`` passes: above ``threshold``, or (with ``fdr_alpha``) positive and
-    rejected by Benjamini-Hochberg among the words marked in ``enough``."""
-    finite = np.isfinite(z)
-    if fdr_alpha is None:
-        return finite & (np.where(finite, z, -np.inf) > threshold)
-    positive = finite & (np.where(finite, z, 0.0) > 0)
-    return positive & bh_reject(z, fdr_alpha, tested=enough)
+    ).reset_index(drop=True)
+    table.attrs["rule"] = sig_rule.to_dict()
+    return table
 
 
 def _check_mask(mask: np.ndarray, n_rows: int, what: str) -> np.ndarray:
@@ -148,6 +128,7 @@ def marked_words(
     fdr_alpha: float | None = None,
     min_count: int = 0,
     all_words: bool = False,
+    rule: SignificanceRule | None = None,
 ) -> pd.DataFrame:
     """Words that distinguish the ``target`` texts from every group of ``unmarked``.
 
@@ -155,9 +136,9 @@ def marked_words(
     ``counts``; the keys of ``unmarked`` name the unmarked groups (they become the
     column suffixes). ``prior`` defaults to the word counts of all texts of ``counts``
     (Marked Personas, Section 3.2 of seed ``004``). See :func:`marked_words_table` for
-    the significance rule and the columns of the result.
+    the significance rule (``rule``, or the three keyword options) and the columns.
     """
-    _check_options(threshold, fdr_alpha, min_count)
+    sig_rule = resolve_rule(rule, threshold, fdr_alpha, min_count)
     if not unmarked:
         raise DataError("at least one unmarked group is needed")
     n_rows = counts.n_documents
@@ -187,10 +168,8 @@ def marked_words(
         target_counts,
         {name: other[i] for i, name in enumerate(names)},
         {name: z_all[i] for i, name in enumerate(names)},
-        threshold=threshold,
-        fdr_alpha=fdr_alpha,
-        min_count=min_count,
         all_words=all_words,
+        rule=sig_rule,
     )
 
 
@@ -198,11 +177,12 @@ class MarkedWords:
     """Marked Words as an estimator: parameters here, :meth:`fit` fills ``table_``.
 
     ``table_`` is the table of :func:`marked_words`; ``words_`` the significant words
-    ranked by summed z-score.
+    ranked by summed z-score; ``rule_`` the significance rule applied.
     """
 
     table_: pd.DataFrame
     words_: list[str]
+    rule_: SignificanceRule
 
     def __init__(
         self,
@@ -211,11 +191,13 @@ class MarkedWords:
         fdr_alpha: float | None = None,
         min_count: int = 0,
         all_words: bool = False,
+        rule: SignificanceRule | None = None,
     ) -> None:
         self.threshold = threshold
         self.fdr_alpha = fdr_alpha
         self.min_count = min_count
         self.all_words = all_words
+        self.rule = rule
 
     def fit(
         self,
@@ -226,15 +208,9 @@ class MarkedWords:
         prior: np.ndarray | None = None,
     ) -> MarkedWords:
         """Compute the marked words of ``target`` against ``unmarked``; return ``self``."""
+        self.rule_ = resolve_rule(self.rule, self.threshold, self.fdr_alpha, self.min_count)
         self.table_ = marked_words(
-            counts,
-            target,
-            unmarked,
-            prior=prior,
-            threshold=self.threshold,
-            fdr_alpha=self.fdr_alpha,
-            min_count=self.min_count,
-            all_words=self.all_words,
+            counts, target, unmarked, prior=prior, all_words=self.all_words, rule=self.rule_
         )
         sig = self.table_[self.table_["significant"]]
         self.words_ = sig["word"].tolist()

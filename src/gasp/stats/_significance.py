@@ -35,8 +35,9 @@ class WelchResult:
     """Welch's unequal-variance t-test of ``a`` against ``b``.
 
     ``mean_difference`` is ``mean_a - mean_b``; ``df`` the Welch-Satterthwaite
-    degrees of freedom; ``nan_a`` and ``nan_b`` count the NaN values dropped.
-    ``reason`` says why ``t``, ``df`` and ``p_value`` are NaN (None otherwise).
+    degrees of freedom; ``nan_a`` and ``nan_b`` count the NaN (and infinite) values
+    dropped. ``reason`` says in words why ``t``, ``df`` and ``p_value`` are NaN (None
+    when the test is defined); :meth:`to_row` carries it into result tables.
     """
 
     mean_a: float
@@ -52,11 +53,43 @@ class WelchResult:
     alternative: str = "two-sided"
     reason: str | None = None
 
+    @property
+    def defined(self) -> bool:
+        """Whether the test could be computed (no ``reason``)."""
+        return self.reason is None
+
+    def to_row(self) -> dict[str, Any]:
+        """The result as one table row: ``statistic`` (t), ``p_value``, ``df``, the means,
+        the counts and ``reason`` (an empty string when the test is defined)."""
+        return {
+            "statistic": self.t,
+            "p_value": self.p_value,
+            "df": self.df,
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "n_a": self.n_a,
+            "n_b": self.n_b,
+            "reason": self.reason or "",
+        }
+
 
 def _finite_part(values: Any) -> tuple[np.ndarray, int]:
     arr = np.asarray(values, dtype=np.float64).ravel()
-    keep = ~np.isnan(arr)
+    keep = np.isfinite(arr)
     return arr[keep], int((~keep).sum())
+
+
+def _too_few_reason(n_a: int, n_b: int, nan_a: int, nan_b: int, unit: str) -> str:
+    """Why a group has too few values for Welch's t-test, in words."""
+    parts = []
+    for label, n, dropped in (("first", n_a, nan_a), ("second", n_b, nan_b)):
+        if n >= 2:
+            continue
+        text = f"the {label} group has {n or 'none'}"
+        if dropped:
+            text += f" ({dropped} undefined left out)"
+        parts.append(text)
+    return f"Welch's t-test needs at least 2 {unit} per group: " + " and ".join(parts)
 
 
 def _check_alternative(alternative: str) -> None:
@@ -67,14 +100,17 @@ def _check_alternative(alternative: str) -> None:
 _RELATIVE_ROUNDING = 1e-12
 
 
-def welch_t_test(a: Any, b: Any, *, alternative: Alternative = "two-sided") -> WelchResult:
+def welch_t_test(
+    a: Any, b: Any, *, alternative: Alternative = "two-sided", unit: str = "values"
+) -> WelchResult:
     """Welch's t-test (``scipy.stats.ttest_ind(equal_var=False)``) with NaNs dropped and counted.
 
     ``t = (mean_a - mean_b) / sqrt(var_a/n_a + var_b/n_b)`` with sample variances
     (ddof 1), and ``df = (var_a/n_a + var_b/n_b)**2 / ((var_a/n_a)**2/(n_a-1) +
-    (var_b/n_b)**2/(n_b-1))``. With fewer than two values in a group, or no
-    variance in either, the test is undefined: ``t``, ``df`` and ``p_value`` are
-    NaN and ``reason`` says why.
+    (var_b/n_b)**2/(n_b-1))``. NaN and infinite values are dropped and counted. With
+    fewer than two values in a group, or no variance in either, the test is
+    undefined: ``t``, ``df`` and ``p_value`` are NaN and ``reason`` says why, naming
+    the values by ``unit`` (a plural noun such as ``"occupations"``).
     """
     _check_alternative(alternative)
     xa, nan_a = _finite_part(a)
@@ -101,9 +137,7 @@ def welch_t_test(a: Any, b: Any, *, alternative: Alternative = "two-sided") -> W
         )
 
     if n_a < 2 or n_b < 2:
-        return result(
-            nan, nan, nan, f"Welch's t-test needs at least 2 values per group, got {n_a} and {n_b}"
-        )
+        return result(nan, nan, nan, _too_few_reason(n_a, n_b, nan_a, nan_b, unit))
     va, vb = xa.var(ddof=1) / n_a, xb.var(ddof=1) / n_b
     # Values equal up to floating-point rounding (the same score computed along two
     # paths) have no real variance: t would be a meaningless ratio of rounding errors.
@@ -111,7 +145,11 @@ def welch_t_test(a: Any, b: Any, *, alternative: Alternative = "two-sided") -> W
     constant = max(np.ptp(xa), np.ptp(xb)) <= _RELATIVE_ROUNDING * scale
     if va + vb == 0 or constant:
         return result(
-            nan, nan, nan, "Welch's t-test is undefined when both groups have zero variance"
+            nan,
+            nan,
+            nan,
+            f"Welch's t-test is undefined: both groups have zero variance (the first group's "
+            f"{n_a} {unit} are all {xa[0]:g}, the second group's {n_b} are all {xb[0]:g})",
         )
     res = stats.ttest_ind(xa, xb, equal_var=False, alternative=alternative)
     df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))

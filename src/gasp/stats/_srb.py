@@ -34,16 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from gasp.embeddings import WordEmbeddings, load_embeddings
+from gasp.embeddings import WordEmbeddings, load_embeddings, unit_rows
 from gasp.errors import DataError
-from gasp.text._pronouns import is_pronoun
-
-
-def _unit_rows(X: np.ndarray) -> np.ndarray:
-    """Rows of ``X`` scaled to unit length (float64); all-zero rows stay zero."""
-    X64 = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X64, axis=1, keepdims=True)
-    return np.divide(X64, norms, out=np.zeros_like(X64), where=norms > 0)
+from gasp.text import is_pronoun
 
 
 def _chamfer_unit(Xu: np.ndarray, Yu: np.ndarray) -> float:
@@ -72,7 +65,7 @@ def chamfer_distance(X: np.ndarray, Y: np.ndarray) -> float:
         raise DataError(
             f"chamfer distance needs vectors of one dimension, got {X2.shape[1]} and {Y2.shape[1]}"
         )
-    return _chamfer_unit(_unit_rows(X2), _unit_rows(Y2))
+    return _chamfer_unit(unit_rows(X2), unit_rows(Y2))
 
 
 @dataclass(frozen=True)
@@ -138,7 +131,7 @@ def srb_scores(
     vectors, found = provider.lookup(vocabulary)
     if vectors.shape[0] != int(found.sum()):
         raise DataError(f"embeddings {provider.name!r} returned a vector count that mismatches")
-    unit = _unit_rows(vectors) if vectors.shape[0] else np.zeros((0, provider.dim))
+    unit = unit_rows(vectors) if vectors.shape[0] else np.zeros((0, provider.dim))
     found_words = np.asarray(vocabulary, dtype=object)[found].tolist()
     row_of = dict(zip(found_words, range(unit.shape[0]), strict=True))
     results = []

@@ -24,6 +24,12 @@ that real words are never removed: ``shed`` (she'd), ``hell`` (he'll),
 (I'll), ``id`` (I'd). Indefinite and demonstrative pronouns (``someone``,
 ``this``) are not included: they carry no gender and are ordinary content words
 for these comparisons.
+
+Subsets for rules that need them: :data:`FEMININE_PRONOUNS`,
+:data:`MASCULINE_PRONOUNS`, :data:`THEY_PRONOUNS` and
+:data:`THIRD_PERSON_PRONOUNS` (every gender's third-person forms). This module is
+the package's only list of pronouns: every other module imports from
+:mod:`gasp.text`.
 """
 
 from __future__ import annotations
@@ -106,6 +112,18 @@ CONTRACTIONS: frozenset[str] = frozenset(
 )
 PRONOUNS: frozenset[str] = (
     PERSONAL_PRONOUNS | POSSESSIVE_PRONOUNS | REFLEXIVE_PRONOUNS | NEOPRONOUNS | CONTRACTIONS
+)
+
+#: The feminine third-person pronouns (subject, object and possessive, reflexive).
+FEMININE_PRONOUNS: tuple[str, ...] = ("she", "her", "hers", "herself")
+#: The masculine third-person pronouns (subject, possessive, object, reflexive).
+MASCULINE_PRONOUNS: tuple[str, ...] = ("he", "his", "him", "himself")
+#: Singular-or-plural "they" and its case forms.
+THEY_PRONOUNS: tuple[str, ...] = ("they", "them", "their", "theirs", "themselves", "themself")
+#: Third-person pronouns of every gender (feminine, masculine, they, neopronouns):
+#: the pronouns that differ between gender groups by construction.
+THIRD_PERSON_PRONOUNS: frozenset[str] = frozenset(
+    (*FEMININE_PRONOUNS, *MASCULINE_PRONOUNS, *THEY_PRONOUNS, *NEOPRONOUNS)
 )
 
 
