@@ -1,12 +1,17 @@
 """Model backends chosen by a ``provider/model`` string."""
 
 from gasp.backends._base import (
+    CandidateScore,
+    Capability,
     ChatMessage,
     DecodingConfig,
     GenerationRequest,
     GenerationResponse,
     ModelBackend,
+    ScoreRequest,
+    ScoreResponse,
     StopReason,
+    require_capability,
 )
 from gasp.backends._faults import (
     FaultAction,
@@ -19,7 +24,7 @@ from gasp.backends._faults import (
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._personas import PersonaMix, persona_text
-from gasp.backends._resilient import ResilientModel
+from gasp.backends._resilient import RequestSource, ResilientModel
 from gasp.backends._resolve import PROVIDERS, resolve_backend
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
@@ -27,6 +32,8 @@ from gasp.backends._urls import redact_url
 __all__ = [
     "MOCK_SCRIPTS",
     "PROVIDERS",
+    "CandidateScore",
+    "Capability",
     "ChatMessage",
     "DecodingConfig",
     "FaultAction",
@@ -37,8 +44,11 @@ __all__ = [
     "ModelBackend",
     "PersonaMix",
     "RequestRejectedError",
+    "RequestSource",
     "ResilientModel",
     "RetryPolicy",
+    "ScoreRequest",
+    "ScoreResponse",
     "StopReason",
     "TransientBackendError",
     "classify_error",
@@ -47,5 +57,6 @@ __all__ = [
     "parse_retry_after",
     "persona_text",
     "redact_url",
+    "require_capability",
     "resolve_backend",
 ]

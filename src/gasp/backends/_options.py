@@ -95,6 +95,10 @@ class Options:
             raise self._bad(name, "a string", value)
         return value
 
+    def get_raw(self, name: str) -> Any:
+        """The value as given (``None`` when absent), for a reader that checks it itself."""
+        return self._get(name)
+
     def reject_unknown(self) -> None:
         """Raise :class:`ConfigError` naming any option that was never read."""
         unknown = sorted(set(self._values) - self._read)
