@@ -23,7 +23,7 @@ from gasp.backends._base import (
 )
 from gasp.backends._faults import FaultAction, FaultDecision, classify_error
 from gasp.backends._retry import RetryPolicy
-from gasp.errors import BackendError, ConfigError
+from gasp.errors import BackendError, ConfigError, GaspError
 
 logger = logging.getLogger("gasp.backends")
 
@@ -233,7 +233,7 @@ class ResilientModel:
             except Exception as exc:
                 decision = classify_error(exc)
                 if decision.action is FaultAction.FATAL:
-                    if isinstance(exc, BackendError):
+                    if isinstance(exc, GaspError):
                         raise
                     raise BackendError(f"{self.model_id}: {decision.message}") from None
                 faults.append(decision.kind)
