@@ -23,14 +23,17 @@ from gasp.backends._faults import (
     parse_retry_after,
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
+from gasp.backends._options import parse_model_options
 from gasp.backends._personas import PersonaMix, persona_text
+from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
 from gasp.backends._resilient import RequestSource, ResilientModel
-from gasp.backends._resolve import PROVIDERS, resolve_backend
+from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
 __all__ = [
     "MOCK_SCRIPTS",
+    "OPENAI_PRICES_PER_MTOK",
     "PROVIDERS",
     "CandidateScore",
     "Capability",
@@ -53,9 +56,13 @@ __all__ = [
     "TransientBackendError",
     "classify_error",
     "classify_status",
+    "cost_usd",
     "make_mock_backend",
+    "parse_model_options",
+    "parse_model_spec",
     "parse_retry_after",
     "persona_text",
+    "price_per_mtok",
     "redact_url",
     "require_capability",
     "resolve_backend",

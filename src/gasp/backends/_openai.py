@@ -127,7 +127,7 @@ class OpenAIBackend(ModelBackend):
                 f"{self.model_id} cannot score a raw-text context (the chat API always applies"
                 " the chat template); give chat messages instead"
             )
-        check_candidates(request.candidates, self.model_id, self.max_candidate_chars)
+        check_candidates(request.candidates, self.model_id, self.model, self.max_candidate_chars)
 
     async def score(self, request: ScoreRequest) -> ScoreResponse:
         """Score the candidates from the first token's top log-probabilities (approximate)."""
@@ -183,7 +183,7 @@ class OpenAIBackend(ModelBackend):
         usage = getattr(completion, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
-        model_id = f"{self.model_id.split('/', 1)[0]}/{completion.model or self.model}"
+        model_id = f"{self.provider}/{completion.model or self.model}"
         refusal = getattr(message, "refusal", None)
         if refusal:
             stop, text = StopReason.REFUSAL, str(refusal)

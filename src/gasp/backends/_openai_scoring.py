@@ -58,9 +58,10 @@ def multi_token_reason(candidate: str, model: str, max_chars: int) -> str | None
     return None
 
 
-def check_candidates(candidates: tuple[str, ...], model_id: str, max_chars: int) -> None:
+def check_candidates(
+    candidates: tuple[str, ...], model_id: str, model: str, max_chars: int
+) -> None:
     """Raise :class:`ConfigError` naming the first candidate that is likely multi-token."""
-    model = model_id.split("/", 1)[-1]
     for candidate in candidates:
         reason = multi_token_reason(candidate, model, max_chars)
         if reason is not None:

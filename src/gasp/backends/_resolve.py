@@ -16,7 +16,7 @@ PROVIDERS: dict[str, str] = {
     "hf": "hf/<hub name or local path>  (transformers, in process)",
     "embedded": "embedded or embedded/smollm2  (SmolLM2-135M-Instruct, no key, CPU)",
     "vllm": "vllm/<name>  (vLLM offline engine, GPU)",
-    "mock": "mock/<script>  (echo, personas, constant; for tests)",
+    "mock": "mock/<script>  (echo, personas, constant, scoring; for tests)",
 }
 
 EMBEDDED_MODELS = ("smollm2",)
@@ -42,10 +42,28 @@ def _require(provider: str) -> None:
 
 
 def split_spec(spec: str) -> tuple[str, str]:
-    """Split ``provider/model`` into its parts (the model may contain slashes)."""
+    """Split ``provider/model`` into its parts (the model may contain slashes); no checks."""
     text = spec.strip()
     provider, _, model = text.partition("/")
     return provider.lower(), model
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """``(provider, model)`` of a ``provider/model`` string, checked.
+
+    The provider is lower-cased; the model may contain slashes and is empty only
+    for ``embedded`` (the default embedded model).
+
+    Raises:
+        BackendError: unknown provider, or a missing model name.
+    """
+    provider, model = split_spec(spec)
+    if provider not in PROVIDERS:
+        valid = "; ".join(PROVIDERS.values())
+        raise BackendError(f"unknown model provider {provider!r} in {spec!r}; valid: {valid}")
+    if not model and provider != "embedded":
+        raise BackendError(f"model name missing in {spec!r}; expected {PROVIDERS[provider]}")
+    return provider, model
 
 
 def resolve_backend(
@@ -69,12 +87,7 @@ def resolve_backend(
         BackendError: unknown provider, missing model name, key or base URL, or a
             missing optional package (the message gives the install command).
     """
-    provider, model = split_spec(spec)
-    if provider not in PROVIDERS:
-        valid = "; ".join(PROVIDERS.values())
-        raise BackendError(f"unknown model provider {provider!r} in {spec!r}; valid: {valid}")
-    if not model and provider != "embedded":
-        raise BackendError(f"model name missing in {spec!r}; expected {PROVIDERS[provider]}")
+    provider, model = parse_model_spec(spec)
     _require(provider)
     if provider in {"openai", "openai-compatible"}:
         from gasp.backends._openai import OpenAIBackend
