@@ -73,7 +73,7 @@ def test_batched_and_one_at_a_time_agree_for_raw_and_chat_contexts(backend) -> N
     chat = (ChatMessage("user", "Imagine a nurse. What is the nurse's gender? One word."),)
     requests = [
         ScoreRequest("raw", QUESTION, CANDIDATES),
-        ScoreRequest("chat", chat, tuple(c.strip() for c in CANDIDATES) + ("She",)),
+        ScoreRequest("chat", chat, (*(c.strip() for c in CANDIDATES), "She")),
     ]
     alone = _score(backend, requests)
     batched = backend._score_sync(requests)

@@ -104,6 +104,8 @@ class FakeOpenAIServer:
         models: model names served (others get 404); ``None`` accepts any.
         text: ``text(prompt, rng)`` makes the answer; default persona-like text.
         logprobs: the token log-probabilities reported when asked for them.
+        serve_logprobs: ``False`` ignores requests for log-probabilities, like a
+            server that does not support them.
     """
 
     def __init__(
@@ -119,6 +121,7 @@ class FakeOpenAIServer:
         models: Sequence[str] | None = None,
         text: TextFn = _default_text,
         logprobs: Mapping[str, float] = DEFAULT_TOP_LOGPROBS,
+        serve_logprobs: bool = True,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -139,6 +142,7 @@ class FakeOpenAIServer:
         self.models = tuple(models) if models is not None else None
         self._text = text
         self.logprobs = dict(sorted(logprobs.items(), key=lambda kv: -kv[1]))
+        self.serve_logprobs = serve_logprobs
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
@@ -337,6 +341,8 @@ class FakeOpenAIServer:
 
     def _top(self, body: Mapping[str, Any], legacy: bool) -> int | None:
         """How many top log-probabilities the request asks for (None: none)."""
+        if not self.serve_logprobs:
+            return None
         if legacy:
             value = body.get("logprobs")
             return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
