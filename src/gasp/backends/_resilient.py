@@ -170,12 +170,14 @@ class ResilientModel:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 # Retrieve every exception first, so none is left unretrieved on a task.
                 failures = [exc for exc in (t.exception() for t in done) if exc is not None]
-                for task in done:
-                    if task.exception() is None:
-                        for pair in task.result():
-                            yield pair
-                            if not failures:
-                                self._refill(source, ready, pending, window)
+                completed = [t.result() for t in done if t.exception() is None]
+                for i, pairs in enumerate(completed):
+                    for j, pair in enumerate(pairs):
+                        yield pair
+                        if not failures:
+                            # units completed but not yet yielded still count in the window
+                            waiting = len(completed) - i - (j == len(pairs) - 1)
+                            self._refill(source, ready, pending, window - waiting)
                 if failures:
                     raise failures[0]
                 self._refill(source, ready, pending, window)
