@@ -23,15 +23,11 @@ from gasp.backends._faults import (
     parse_retry_after,
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
+from gasp.backends._options import parse_model_options
 from gasp.backends._personas import PersonaMix, persona_text
 from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
-from gasp.backends._resilient import ResilientModel
-from gasp.backends._resolve import (
-    PROVIDERS,
-    parse_model_options,
-    parse_model_spec,
-    resolve_backend,
-)
+from gasp.backends._resilient import RequestSource, ResilientModel
+from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
@@ -51,6 +47,7 @@ __all__ = [
     "ModelBackend",
     "PersonaMix",
     "RequestRejectedError",
+    "RequestSource",
     "ResilientModel",
     "RetryPolicy",
     "ScoreRequest",

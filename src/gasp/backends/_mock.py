@@ -9,15 +9,26 @@ from typing import Any
 
 import numpy as np
 
-from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._base import (
+    Capability,
+    GenerationRequest,
+    GenerationResponse,
+    ModelBackend,
+    ScoreRequest,
+    ScoreResponse,
+    StopReason,
+    require_capability,
+)
 from gasp.backends._faults import TransientBackendError
+from gasp.backends._mock_scoring import TableScorer, parse_table
 from gasp.backends._options import Options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int, stable_uniform
 from gasp.errors import BackendError
 
 Responder = Callable[[GenerationRequest], "str | GenerationResponse"]
+Scorer = Callable[[ScoreRequest], ScoreResponse]
 
-MOCK_SCRIPTS = ("echo", "personas", "constant")
+MOCK_SCRIPTS = ("echo", "personas", "constant", "scoring")
 
 
 class MockBackend(ModelBackend):
@@ -29,6 +40,8 @@ class MockBackend(ModelBackend):
     :class:`GenerationResponse` (for refusals, content filtering ...).
     ``failure_rate`` injects transient ``server_error`` faults, decided by a hash
     of (seed, request key, attempt) so runs are reproducible whatever the order.
+    With a ``scorer`` the backend can also score (:attr:`Capability.SCORE`);
+    score requests get the same latency and injected faults.
     """
 
     def __init__(
@@ -41,8 +54,12 @@ class MockBackend(ModelBackend):
         seed: int = 0,
         supports_batching: bool = False,
         batch_size: int = 16,
+        scorer: Scorer | None = None,
     ) -> None:
         self.responder = responder
+        self.scorer = scorer
+        if scorer is not None:
+            self.capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
         self.model_id = model_id
         self.latency_s = latency_s
         self.failure_rate = failure_rate
@@ -72,13 +89,40 @@ class MockBackend(ModelBackend):
         # the whole batch fails or succeeds together, decided by its first request
         return [self._answer(requests[0])] + [self._respond(r) for r in requests[1:]]
 
-    def _answer(self, request: GenerationRequest) -> GenerationResponse:
-        self.calls[request.key] += 1
-        attempt = self.calls[request.key]
+    async def score(self, request: ScoreRequest) -> ScoreResponse:
+        """Score one request after ``latency_s``, or raise an injected fault."""
+        require_capability(self, Capability.SCORE)
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        self._maybe_fail(request.key)
+        return self._score(request)
+
+    async def score_batch(self, requests: Sequence[ScoreRequest]) -> list[ScoreResponse]:
+        """Score a batch at once; it fails or succeeds together, decided by its first request."""
+        require_capability(self, Capability.SCORE)
+        self.batch_sizes.append(len(requests))
+        if self.latency_s > 0:
+            await asyncio.sleep(self.latency_s)
+        for request in requests[1:]:
+            self.calls[request.key] += 1
+        self._maybe_fail(requests[0].key)
+        return [self._score(r) for r in requests]
+
+    def _score(self, request: ScoreRequest) -> ScoreResponse:
+        if self.scorer is None:  # pragma: no cover - require_capability checked
+            raise AssertionError("no scorer")
+        return self.scorer(request)
+
+    def _maybe_fail(self, key: str) -> None:
+        self.calls[key] += 1
+        attempt = self.calls[key]
         if self.failure_rate > 0 and (
-            stable_uniform(self.seed, "fault", request.key, attempt) < self.failure_rate
+            stable_uniform(self.seed, "fault", key, attempt) < self.failure_rate
         ):
             raise TransientBackendError("server_error", "injected failure")
+
+    def _answer(self, request: GenerationRequest) -> GenerationResponse:
+        self._maybe_fail(request.key)
         return self._respond(request)
 
     def _respond(self, request: GenerationRequest) -> GenerationResponse:
@@ -106,12 +150,14 @@ def request_rng(seed: int, request: GenerationRequest) -> np.random.Generator:
 
 
 def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> MockBackend:
-    """Build ``mock/<script>``: ``echo``, ``personas`` or ``constant``.
+    """Build ``mock/<script>``: ``echo``, ``personas``, ``constant`` or ``scoring``.
 
     Options: ``seed``, ``latency_s``, ``failure_rate``, ``batching`` (bool),
     ``batch_size``; for ``personas`` also ``female_share``, ``nonbinary_share``,
     ``bias`` and ``sentences`` (see :class:`PersonaMix`); for ``constant``
-    ``text``.
+    ``text``; for ``scoring`` ``table`` and ``unknown_p`` (see
+    :class:`~gasp.backends._mock_scoring.TableScorer`). ``mock/scoring`` answers
+    generation requests with the constant text.
     """
     opts = Options(options, provider=f"mock/{script}")
     seed = opts.get_int("seed", 0, minimum=0)
@@ -120,6 +166,7 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
     batching = opts.get_bool("batching", False)
     batch_size = opts.get_int("batch_size", 16, minimum=1)
     responder: Responder
+    scorer: Scorer | None = None
     if script == "echo":
 
         def responder(request: GenerationRequest) -> str:
@@ -136,11 +183,16 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
         def responder(request: GenerationRequest) -> str:
             return persona_text(request.prompt, request_rng(seed, request), mix)
 
-    elif script == "constant":
+    elif script in {"constant", "scoring"}:
         text = opts.get_str("text", "A constant answer.")
 
         def responder(request: GenerationRequest) -> str:
             return text
+
+        if script == "scoring":
+            table = parse_table(opts.get_raw("table"), provider="mock/scoring")
+            unknown_p = opts.get_float("unknown_p", 0.01, minimum=1e-12, maximum=1.0)
+            scorer = TableScorer(f"mock/{script}", table, unknown_p)
 
     else:
         raise BackendError(
@@ -156,4 +208,5 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
         seed=seed,
         supports_batching=batching,
         batch_size=batch_size,
+        scorer=scorer,
     )

@@ -12,13 +12,29 @@ from collections.abc import Mapping
 from typing import Any
 
 import openai
+from openai.types import Completion
 from openai.types.chat import ChatCompletion
 
-from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._base import (
+    Capability,
+    GenerationRequest,
+    GenerationResponse,
+    ModelBackend,
+    ScoreRequest,
+    ScoreResponse,
+    StopReason,
+)
 from gasp.backends._faults import TransientBackendError, is_connect_failure
+from gasp.backends._openai_scoring import (
+    MAX_TOP_LOGPROBS,
+    chat_top_logprobs,
+    check_candidates,
+    completion_top_logprobs,
+    match_candidates,
+)
 from gasp.backends._options import Options
 from gasp.backends._urls import redact_url
-from gasp.errors import BackendError
+from gasp.errors import BackendError, ConfigError
 
 # Servers that need no key still get a bearer header; this placeholder is not a secret.
 _NO_KEY = "no-key"
@@ -41,8 +57,18 @@ class OpenAIBackend(ModelBackend):
     max_tokens are sent with every call.
 
     Options: ``connect_timeout_s`` (default 10), ``max_tokens_param``
-    (``max_tokens`` or ``max_completion_tokens`` for models that need it).
+    (``max_tokens`` or ``max_completion_tokens`` for models that need it),
+    ``top_logprobs`` (top log-probabilities asked for when scoring, 1 to 20,
+    default 20) and ``max_candidate_chars`` (default 10).
+
+    Scoring is approximate: one token is generated (temperature 0) and each
+    candidate is looked up among its top log-probabilities (see
+    :mod:`gasp.backends._openai_scoring`). Chat contexts use the chat
+    completions endpoint; raw-text contexts use the completions endpoint, on
+    ``openai-compatible`` servers only (OpenAI's chat models have none).
     """
+
+    capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
 
     def __init__(
         self,
@@ -58,7 +84,12 @@ class OpenAIBackend(ModelBackend):
         self._max_tokens_param = opts.get_str("max_tokens_param", "max_tokens")
         if self._max_tokens_param not in {"max_tokens", "max_completion_tokens"}:
             raise BackendError("max_tokens_param must be max_tokens or max_completion_tokens")
+        self.top_logprobs = opts.get_int("top_logprobs", MAX_TOP_LOGPROBS, minimum=1)
+        if self.top_logprobs > MAX_TOP_LOGPROBS:
+            raise ConfigError(f"top_logprobs must be at most {MAX_TOP_LOGPROBS}")
+        self.max_candidate_chars = opts.get_int("max_candidate_chars", 10, minimum=1)
         opts.reject_unknown()
+        self.provider = provider
         self.model = model
         self.model_id = f"{provider}/{model}"
         self.base_url = base_url
@@ -85,21 +116,61 @@ class OpenAIBackend(ModelBackend):
         if seed is not None:
             kwargs["seed"] = seed
         started = time.perf_counter()
+        completion = await self._post("/chat/completions", kwargs, ChatCompletion)
+        latency = time.perf_counter() - started
+        return self._to_response(completion, latency)
+
+    def check_score_request(self, request: ScoreRequest) -> None:
+        """Refuse raw text on ``openai/`` and candidates likely to be several tokens."""
+        if isinstance(request.context, str) and self.provider == "openai":
+            raise ConfigError(
+                f"{self.model_id} cannot score a raw-text context (the chat API always applies"
+                " the chat template); give chat messages instead"
+            )
+        check_candidates(request.candidates, self.model_id, self.model, self.max_candidate_chars)
+
+    async def score(self, request: ScoreRequest) -> ScoreResponse:
+        """Score the candidates from the first token's top log-probabilities (approximate)."""
+        self.check_score_request(request)
+        common: dict[str, Any] = {"model": self.model, "temperature": 0.0}
+        started = time.perf_counter()
+        if isinstance(request.context, str):
+            body = {**common, "prompt": request.context, "max_tokens": 1}
+            body["logprobs"] = self.top_logprobs
+            completion: Any = await self._post("/completions", body, Completion)
+            top = completion_top_logprobs(completion)
+        else:
+            body = {
+                **common,
+                "messages": [{"role": m.role, "content": m.content} for m in request.context],
+                self._max_tokens_param: 1,
+                "logprobs": True,
+                "top_logprobs": self.top_logprobs,
+            }
+            completion = await self._post("/chat/completions", body, ChatCompletion)
+            top = chat_top_logprobs(completion)
+        prompt_tokens = getattr(getattr(completion, "usage", None), "prompt_tokens", None)
+        return ScoreResponse(
+            scores=match_candidates(request.candidates, top),
+            model_id=f"{self.provider}/{getattr(completion, 'model', None) or self.model}",
+            prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
+            latency_s=time.perf_counter() - started,
+        )
+
+    async def _post(self, path: str, body: dict[str, Any], cast_to: type[Any]) -> Any:
+        """Post ``body``; a server never reached is a :class:`BackendError`."""
         try:
             # The body is already plain JSON, so it is posted as it is: the client's
             # per-request parameter transformation would cost more than the rest of
             # the call at high request rates.
-            completion = await self._client.post(
-                "/chat/completions", body=kwargs, cast_to=ChatCompletion
-            )
+            result = await self._client.post(path, body=body, cast_to=cast_to)
         except openai.APIConnectionError as exc:
             if not self._reached and is_connect_failure(exc):
                 where = redact_url(self.base_url) if self.base_url else "the OpenAI API"
                 raise BackendError(f"{self.model_id}: cannot reach {where}") from None
             raise
         self._reached = True
-        latency = time.perf_counter() - started
-        return self._to_response(completion, latency)
+        return result
 
     def _to_response(self, completion: Any, latency: float) -> GenerationResponse:
         choices = getattr(completion, "choices", None)
@@ -112,7 +183,7 @@ class OpenAIBackend(ModelBackend):
         usage = getattr(completion, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
-        model_id = f"{self.model_id.split('/', 1)[0]}/{completion.model or self.model}"
+        model_id = f"{self.provider}/{completion.model or self.model}"
         refusal = getattr(message, "refusal", None)
         if refusal:
             stop, text = StopReason.REFUSAL, str(refusal)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.errors import ConfigError
@@ -95,6 +95,10 @@ class Options:
             raise self._bad(name, "a string", value)
         return value
 
+    def get_raw(self, name: str) -> Any:
+        """The value as given (``None`` when absent), for a reader that checks it itself."""
+        return self._get(name)
+
     def reject_unknown(self) -> None:
         """Raise :class:`ConfigError` naming any option that was never read."""
         unknown = sorted(set(self._values) - self._read)
@@ -103,3 +107,41 @@ class Options:
             raise ConfigError(
                 f"unknown option(s) for {self._provider}: {', '.join(unknown)} (known: {known})"
             )
+
+
+def _typed(text: str) -> Any:
+    """``text`` as an int, else a float, else a bool (``true``/``false``), else itself."""
+    for convert in (int, float):
+        try:
+            value = convert(text)
+        except ValueError:
+            continue
+        if convert is int or math.isfinite(value):
+            return value
+    lowered = text.lower()
+    if lowered in {"true", "false"}:
+        return lowered == "true"
+    return text
+
+
+def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
+    """Turn ``--model-option KEY=VALUE`` strings into typed backend options.
+
+    Each value becomes an int, else a float, else a bool (``true``/``false``),
+    else stays a string: ``["device=cpu", "batch_size=8", "timeout_s=30",
+    "dtype=float16"]`` gives ``{"device": "cpu", "batch_size": 8, "timeout_s":
+    30, "dtype": "float16"}``. The backend's own option reader then validates
+    them (unknown names are rejected there), as for the Python API. A later pair
+    overrides an earlier one of the same key.
+
+    Raises:
+        ConfigError: a pair without ``=`` or with an empty key.
+    """
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ConfigError(f"--model-option must be KEY=VALUE, got {pair!r}")
+        options[key] = _typed(value.strip())
+    return options

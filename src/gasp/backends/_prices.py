@@ -1,13 +1,14 @@
-"""Provider prices (temporary)."""
+"""What OpenAI models cost: the price table and the cost of given token counts."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+from gasp.backends._resolve import split_spec
+
 #: USD per million (input, output) tokens for OpenAI models, as listed on OpenAI's
 #: pricing page (standard tier). A dated model name (``gpt-4o-mini-2024-07-18``)
-#: takes the price of its longest listed prefix. Other providers have no price:
-#: dry runs report tokens only and ``max_cost`` is refused.
+#: takes the price of its longest listed prefix. Other providers have no price.
 OPENAI_PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = {
     "gpt-4o-mini": (0.15, 0.60),
     "gpt-4o": (2.50, 10.00),
@@ -18,16 +19,11 @@ OPENAI_PRICES_PER_MTOK: Mapping[str, tuple[float, float]] = {
     "gpt-3.5-turbo": (0.50, 1.50),
 }
 
-#: Tokens a chat request adds around the prompt text (role markers), and the
-#: characters per token assumed when estimating prompt tokens from text.
-CHAT_OVERHEAD_TOKENS = 7
-CHARS_PER_TOKEN = 4.0
-
 
 def price_per_mtok(model_spec: str) -> tuple[float, float] | None:
     """The (input, output) USD price per million tokens of ``openai/<model>``, or None."""
-    provider, _, name = model_spec.strip().partition("/")
-    if provider.lower() != "openai":
+    provider, name = split_spec(model_spec)
+    if provider != "openai":
         return None
     matches = [p for p in OPENAI_PRICES_PER_MTOK if name == p or name.startswith(p + "-")]
     if not matches:

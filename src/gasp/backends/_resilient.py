@@ -7,19 +7,50 @@ import collections
 import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Protocol, cast
 
 import numpy as np
 
-from gasp.backends._base import GenerationRequest, GenerationResponse, ModelBackend, StopReason
+from gasp.backends._base import (
+    Capability,
+    GenerationRequest,
+    GenerationResponse,
+    ModelBackend,
+    ScoreRequest,
+    ScoreResponse,
+    StopReason,
+)
 from gasp.backends._faults import FaultAction, FaultDecision, classify_error
 from gasp.backends._retry import RetryPolicy
-from gasp.errors import BackendError, ConfigError
+from gasp.errors import BackendError, ConfigError, GaspError
 
 logger = logging.getLogger("gasp.backends")
 
 SleepFn = Callable[[float], Awaitable[None]]
+AnyRequest = GenerationRequest | ScoreRequest
+AnyResponse = GenerationResponse | ScoreResponse
+
+
+class RequestSource(Protocol):
+    """Where :meth:`ResilientModel.stream` pulls its requests from."""
+
+    def take(self, limit: int) -> list[GenerationRequest | ScoreRequest]:
+        """Up to `limit` requests ready now ([] when none is ready right now)."""
+        ...
+
+
+class _ListSource:
+    """A fixed list of requests, handed out in order."""
+
+    def __init__(self, requests: Sequence[AnyRequest]) -> None:
+        self._requests = list(requests)
+        self._next = 0
+
+    def take(self, limit: int) -> list[AnyRequest]:
+        taken = self._requests[self._next : self._next + limit]
+        self._next += len(taken)
+        return taken
 
 
 class ResilientModel:
@@ -29,7 +60,9 @@ class ResilientModel:
     exponential backoff and jitter (waiting at least a server's ``Retry-After``;
     a rate limit pauses every request of this wrapper, not only the one that hit
     it) and, after the last attempt, returns a response with
-    :attr:`StopReason.ERROR` and ``error`` set. Every response records its
+    :attr:`StopReason.ERROR` and ``error`` set. :meth:`score` does the same for
+    score requests (an error :class:`ScoreResponse`), and :meth:`stream` runs
+    both kinds from a :class:`RequestSource`. Every response records its
     ``attempts`` and the ``fault_kinds`` met on the way. Only errors the user
     must fix (authentication, unknown model, unreachable server, a missing
     model file) raise :class:`~gasp.errors.BackendError`.
@@ -83,7 +116,25 @@ class ResilientModel:
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         """Generate one response, retrying transient faults; see the class docstring."""
         (response,) = await self._run([request])
-        return response
+        return cast(GenerationResponse, response)
+
+    async def score(self, request: ScoreRequest) -> ScoreResponse:
+        """Score one request, retrying transient faults like :meth:`generate`.
+
+        After the last attempt it returns a response with ``error`` set and no
+        scores.
+        """
+        (response,) = await self._run([request])
+        return cast(ScoreResponse, response)
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        """What the wrapped backend can do."""
+        return self.backend.capabilities
+
+    def check_score_request(self, request: ScoreRequest) -> None:
+        """Refuse up front a request the backend cannot score (see the backend's method)."""
+        self.backend.check_score_request(request)
 
     async def generate_many(
         self, requests: Sequence[GenerationRequest]
@@ -95,21 +146,41 @@ class ResilientModel:
         cancels the calls still running. A fatal error cancels the rest and
         raises :class:`~gasp.errors.BackendError`.
         """
-        units = self._units(requests)
+        async for _, response in self.stream(_ListSource(requests)):
+            yield response  # type: ignore[misc]
+
+    async def stream(self, source: RequestSource) -> AsyncIterator[tuple[AnyRequest, AnyResponse]]:
+        """Yield ``(request, response)`` pairs in completion order, pulling from ``source``.
+
+        Up to ``2 * max_concurrency`` calls (one request, or for batching backends
+        up to ``batch_size`` requests of one kind) are kept under way, at most
+        ``max_concurrency`` of them at the backend at once. ``source.take`` is
+        called again after every yield, since the consumer may have made new
+        requests ready; the stream ends when it returns ``[]`` and nothing is
+        under way. A fatal :class:`~gasp.errors.BackendError` first yields every
+        response already completed, then cancels the rest and raises. Leaving the
+        loop early cancels the calls under way.
+        """
         window = 2 * self.max_concurrency
-        pending: set[asyncio.Task[list[GenerationResponse]]] = set()
+        ready: collections.deque[list[AnyRequest]] = collections.deque()
+        pending: set[asyncio.Task[list[tuple[AnyRequest, AnyResponse]]]] = set()
         try:
-            self._fill(pending, units, window)
+            self._refill(source, ready, pending, window)
             while pending:
                 done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
                 # Retrieve every exception first, so none is left unretrieved on a task.
                 failures = [exc for exc in (t.exception() for t in done) if exc is not None]
+                completed = [t.result() for t in done if t.exception() is None]
+                for i, pairs in enumerate(completed):
+                    for j, pair in enumerate(pairs):
+                        yield pair
+                        if not failures:
+                            # units completed but not yet yielded still count in the window
+                            waiting = len(completed) - i - (j == len(pairs) - 1)
+                            self._refill(source, ready, pending, window - waiting)
                 if failures:
                     raise failures[0]
-                for task in done:
-                    for response in task.result():
-                        yield response
-                self._fill(pending, units, window)
+                self._refill(source, ready, pending, window)
         finally:
             for task in pending:
                 task.cancel()
@@ -128,23 +199,31 @@ class ResilientModel:
 
     # -- internals -------------------------------------------------------------
 
-    def _units(self, requests: Sequence[GenerationRequest]) -> Iterator[list[GenerationRequest]]:
-        for start in range(0, len(requests), self.batch_size):
-            yield list(requests[start : start + self.batch_size])
-
-    def _fill(
+    def _refill(
         self,
-        pending: set[asyncio.Task[list[GenerationResponse]]],
-        units: Iterator[list[GenerationRequest]],
+        source: RequestSource,
+        ready: collections.deque[list[AnyRequest]],
+        pending: set[asyncio.Task[list[tuple[AnyRequest, AnyResponse]]]],
         window: int,
     ) -> None:
+        """Start calls until ``window`` are under way or the source has nothing ready."""
         while len(pending) < window:
-            unit = next(units, None)
-            if unit is None:
-                return
-            pending.add(asyncio.create_task(self._run(unit)))
+            if not ready:
+                taken = source.take(self.batch_size)
+                if not taken:
+                    return
+                scores: list[AnyRequest] = [r for r in taken if isinstance(r, ScoreRequest)]
+                generations: list[AnyRequest] = [
+                    r for r in taken if not isinstance(r, ScoreRequest)
+                ]
+                ready.extend(unit for unit in (generations, scores) if unit)
+            pending.add(asyncio.create_task(self._run_pairs(ready.popleft())))
 
-    async def _run(self, batch: list[GenerationRequest]) -> list[GenerationResponse]:
+    async def _run_pairs(self, unit: list[AnyRequest]) -> list[tuple[AnyRequest, AnyResponse]]:
+        responses = await self._run(unit)
+        return list(zip(unit, responses, strict=True))
+
+    async def _run(self, batch: list[AnyRequest]) -> list[AnyResponse]:
         faults: list[str] = []
         for attempt in range(1, self.retry.max_attempts + 1):
             await self._wait_cooldown()
@@ -156,7 +235,7 @@ class ResilientModel:
             except Exception as exc:
                 decision = classify_error(exc)
                 if decision.action is FaultAction.FATAL:
-                    if isinstance(exc, BackendError):
+                    if isinstance(exc, GaspError):
                         raise
                     raise BackendError(f"{self.model_id}: {decision.message}") from None
                 faults.append(decision.kind)
@@ -183,16 +262,25 @@ class ResilientModel:
             ]
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
-    async def _call(self, batch: list[GenerationRequest]) -> list[GenerationResponse]:
+    async def _call(self, batch: list[AnyRequest]) -> list[AnyResponse]:
         timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
+        single = len(batch) == 1 and not self.backend.supports_batching
+        responses: Sequence[AnyResponse]
         async with self._bound():
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             try:
                 async with asyncio.timeout(timeout):
-                    if len(batch) == 1 and not self.backend.supports_batching:
-                        return [await self.backend.generate(batch[0])]
-                    responses = await self.backend.generate_batch(batch)
+                    if isinstance(batch[0], ScoreRequest):
+                        scores = cast(list[ScoreRequest], batch)
+                        if single:
+                            return [await self.backend.score(scores[0])]
+                        responses = await self.backend.score_batch(scores)
+                    else:
+                        generations = cast(list[GenerationRequest], batch)
+                        if single:
+                            return [await self.backend.generate(generations[0])]
+                        responses = await self.backend.generate_batch(generations)
             finally:
                 self.in_flight -= 1
         if len(responses) != len(batch):
@@ -226,12 +314,20 @@ class ResilientModel:
 
     def _error_response(
         self,
-        request: GenerationRequest,
+        request: AnyRequest,
         decision: FaultDecision,
         attempts: int,
         faults: list[str],
-    ) -> GenerationResponse:
+    ) -> AnyResponse:
         detail = f"{decision.kind}: {decision.message}" if decision.message else decision.kind
+        if isinstance(request, ScoreRequest):
+            return ScoreResponse(
+                scores=(),
+                model_id=self.model_id,
+                error=f"{detail} (after {attempts} attempt(s))",
+                attempts=attempts,
+                fault_kinds=tuple(faults),
+            )
         return GenerationResponse(
             text="",
             stop_reason=StopReason.ERROR,
@@ -240,38 +336,3 @@ class ResilientModel:
             attempts=attempts,
             fault_kinds=tuple(faults),
         )
-
-
-async def _stream_temporary(self: ResilientModel, source: Any) -> Any:
-    """Temporary streaming over a request source."""
-    pending: dict[asyncio.Task[list[GenerationResponse]], list[GenerationRequest]] = {}
-    window = 2 * self.max_concurrency
-    try:
-        while True:
-            while len(pending) < window:
-                unit = source.take(self.batch_size)
-                if not unit:
-                    break
-                pending[asyncio.create_task(self._run(unit))] = unit
-            if not pending:
-                return
-            done, _ = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
-            failures = []
-            for task in done:
-                unit = pending.pop(task)
-                exc = task.exception()
-                if exc is not None:
-                    failures.append(exc)
-                    continue
-                for request, response in zip(unit, task.result(), strict=True):
-                    yield request, response
-            if failures:
-                raise failures[0]
-    finally:
-        for task in pending:
-            task.cancel()
-        if pending:
-            await asyncio.gather(*pending, return_exceptions=True)
-
-
-ResilientModel.stream = _stream_temporary  # type: ignore[attr-defined]

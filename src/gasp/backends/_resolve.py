@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from gasp.backends._base import ModelBackend
@@ -16,7 +16,7 @@ PROVIDERS: dict[str, str] = {
     "hf": "hf/<hub name or local path>  (transformers, in process)",
     "embedded": "embedded or embedded/smollm2  (SmolLM2-135M-Instruct, no key, CPU)",
     "vllm": "vllm/<name>  (vLLM offline engine, GPU)",
-    "mock": "mock/<script>  (echo, personas, constant; for tests)",
+    "mock": "mock/<script>  (echo, personas, constant, scoring; for tests)",
 }
 
 EMBEDDED_MODELS = ("smollm2",)
@@ -42,10 +42,28 @@ def _require(provider: str) -> None:
 
 
 def split_spec(spec: str) -> tuple[str, str]:
-    """Split ``provider/model`` into its parts (the model may contain slashes)."""
+    """Split ``provider/model`` into its parts (the model may contain slashes); no checks."""
     text = spec.strip()
     provider, _, model = text.partition("/")
     return provider.lower(), model
+
+
+def parse_model_spec(spec: str) -> tuple[str, str]:
+    """``(provider, model)`` of a ``provider/model`` string, checked.
+
+    The provider is lower-cased; the model may contain slashes and is empty only
+    for ``embedded`` (the default embedded model).
+
+    Raises:
+        BackendError: unknown provider, or a missing model name.
+    """
+    provider, model = split_spec(spec)
+    if provider not in PROVIDERS:
+        valid = "; ".join(PROVIDERS.values())
+        raise BackendError(f"unknown model provider {provider!r} in {spec!r}; valid: {valid}")
+    if not model and provider != "embedded":
+        raise BackendError(f"model name missing in {spec!r}; expected {PROVIDERS[provider]}")
+    return provider, model
 
 
 def resolve_backend(
@@ -69,12 +87,7 @@ def resolve_backend(
         BackendError: unknown provider, missing model name, key or base URL, or a
             missing optional package (the message gives the install command).
     """
-    provider, model = split_spec(spec)
-    if provider not in PROVIDERS:
-        valid = "; ".join(PROVIDERS.values())
-        raise BackendError(f"unknown model provider {provider!r} in {spec!r}; valid: {valid}")
-    if not model and provider != "embedded":
-        raise BackendError(f"model name missing in {spec!r}; expected {PROVIDERS[provider]}")
+    provider, model = parse_model_spec(spec)
     _require(provider)
     if provider in {"openai", "openai-compatible"}:
         from gasp.backends._openai import OpenAIBackend
@@ -109,35 +122,3 @@ def resolve_backend(
     from gasp.backends._mock import make_mock_backend
 
     return make_mock_backend(model, options)
-
-
-def parse_model_spec(spec: str) -> tuple[str, str]:
-    """(provider, model) of ``spec``; an unknown provider is a :class:`BackendError`."""
-    provider, model = split_spec(spec)
-    if provider not in PROVIDERS:
-        raise BackendError(
-            f"unknown model provider {provider!r} in {spec!r}; valid: {', '.join(PROVIDERS)}"
-        )
-    return provider, model
-
-
-def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
-    """``KEY=VALUE`` pairs as typed options (temporary)."""
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            from gasp.errors import ConfigError
-
-            raise ConfigError(f"--model-option must be KEY=VALUE, got {pair!r}")
-        typed: Any = value
-        for cast in (int, float):
-            try:
-                typed = cast(value)
-                break
-            except ValueError:
-                continue
-        if value.lower() in ("true", "false"):
-            typed = value.lower() == "true"
-        out[key.strip()] = typed
-    return out

@@ -2,20 +2,30 @@
 
 Each batch is one ``LLM.chat`` call with one ``SamplingParams`` per request, so
 every request keeps its own seed. The engine is created on the first batch.
+
+Scoring is exact: every context + candidate is tokenized as for the ``hf``
+backend (:func:`gasp.backends._hf_scoring.encode_request`) and sent as token ids
+with ``SamplingParams(max_tokens=1, prompt_logprobs=0)``; the prompt
+log-probabilities at the candidate's positions are summed (the chain rule).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.backends._base import (
+    Capability,
     GenerationRequest,
     GenerationResponse,
+    ScoreRequest,
+    ScoreResponse,
     StopReason,
     ThreadedBatchBackend,
 )
+from gasp.backends._faults import TransientBackendError
+from gasp.backends._hf_scoring import EncodedRequest, encode_request, to_response
 from gasp.backends._options import Options
 from gasp.errors import BackendError
 
@@ -27,8 +37,10 @@ class VLLMBackend(ThreadedBatchBackend):
 
     Options: ``batch_size`` (default 64), ``dtype`` (default ``auto``),
     ``gpu_memory_utilization`` (default 0.9), ``max_model_len`` (default: the
-    model's), ``tensor_parallel_size`` (default 1).
+    model's), ``tensor_parallel_size`` (default 1). Scores are exact.
     """
+
+    capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
 
     def __init__(self, model: str, *, batch_size: int = 64, engine_args: Mapping[str, Any]):
         self.model = model
@@ -102,3 +114,57 @@ class VLLMBackend(ThreadedBatchBackend):
                 )
             )
         return responses
+
+    def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
+        """Score exactly from prompt log-probabilities, one prompt per candidate."""
+        import vllm
+
+        with self._lock:
+            llm = self._engine()
+            tokenizer = llm.get_tokenizer()
+            encs = [encode_request(tokenizer, r) for r in requests]
+            prompts = score_prompts(encs)
+            params = vllm.SamplingParams(max_tokens=1, prompt_logprobs=0, temperature=0.0)
+            outputs = llm.generate(prompts, sampling_params=params, use_tqdm=False)
+        values = candidate_logprobs(encs, outputs)
+        return [
+            to_response(tokenizer, r, enc, v, self.model_id)
+            for r, enc, v in zip(requests, encs, values, strict=True)
+        ]
+
+
+def score_prompts(encs: Sequence[EncodedRequest]) -> list[dict[str, list[int]]]:
+    """One token-id prompt per (request, candidate): the context followed by the candidate."""
+    return [
+        {"prompt_token_ids": list(enc.context_ids + ids)}
+        for enc in encs
+        for ids in enc.candidate_ids
+    ]
+
+
+def candidate_logprobs(encs: Sequence[EncodedRequest], outputs: Sequence[Any]) -> list[list[float]]:
+    """Sum each candidate's prompt log-probabilities from vLLM's outputs (in prompt order).
+
+    ``output.prompt_logprobs[i]`` maps token ids to ``Logprob`` objects for prompt
+    position ``i`` (``None`` at position 0); with ``prompt_logprobs=0`` it holds
+    the prompt's own token.
+    """
+    expected = sum(len(enc.candidate_ids) for enc in encs)
+    if len(outputs) != expected:
+        raise TransientBackendError("malformed", f"vLLM returned {len(outputs)} of {expected}")
+    values: list[list[float]] = []
+    it = iter(outputs)
+    for enc in encs:
+        row = []
+        start = len(enc.context_ids)
+        for ids in enc.candidate_ids:
+            output = next(it)
+            positions = output.prompt_logprobs or []
+            total = 0.0
+            for offset, token in enumerate(ids):
+                entry = positions[start + offset]
+                value = entry[token]
+                total += float(getattr(value, "logprob", value))
+            row.append(total)
+        values.append(row)
+    return values

@@ -14,6 +14,14 @@ Fault kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500),
 client's timeout), ``connection`` (closes the connection without answering),
 ``malformed`` (truncated JSON), ``empty`` (empty content) and
 ``content_filter`` (empty content with ``finish_reason="content_filter"``).
+
+Asked for ``logprobs`` (with ``top_logprobs``), a chat completion carries
+``choices[0].logprobs.content[0].top_logprobs`` taken from a known table
+(:data:`DEFAULT_TOP_LOGPROBS`, or the ``logprobs`` argument): its ``top_logprobs``
+highest entries, highest first; the generated token is the highest entry. The
+legacy ``/v1/completions`` endpoint (a ``prompt`` instead of ``messages``)
+answers the same way with ``choices[0].logprobs.top_logprobs[0]``. Faults are
+injected on both endpoints alike.
 """
 
 from __future__ import annotations
@@ -45,6 +53,32 @@ FAULT_KINDS = (
 
 TextFn = Callable[[str, np.random.Generator], str]
 
+#: The next-token log-probabilities the server reports when asked for them.
+DEFAULT_TOP_LOGPROBS: Mapping[str, float] = {
+    " He": -1.0,
+    " She": -1.25,
+    "He": -1.5,
+    "She": -1.75,
+    " They": -2.0,
+    " Male": -2.5,
+    " Female": -2.75,
+    " Man": -3.0,
+    " Woman": -3.25,
+    " Neutral": -4.0,
+    " Non": -4.5,
+    " Him": -5.0,
+    " Her": -5.25,
+    " Them": -5.5,
+    "Male": -6.0,
+    "Female": -6.25,
+    "They": -6.5,
+    " The": -7.0,
+    " A": -7.5,
+    " It": -8.0,
+    " I": -8.5,
+    " We": -9.0,
+}
+
 
 def _default_text(prompt: str, rng: np.random.Generator) -> str:
     return persona_text(prompt, rng, PersonaMix())
@@ -69,6 +103,9 @@ class FakeOpenAIServer:
         api_key: when set, requests must carry it as a bearer token (else 401).
         models: model names served (others get 404); ``None`` accepts any.
         text: ``text(prompt, rng)`` makes the answer; default persona-like text.
+        logprobs: the token log-probabilities reported when asked for them.
+        serve_logprobs: ``False`` ignores requests for log-probabilities, like a
+            server that does not support them.
     """
 
     def __init__(
@@ -83,6 +120,8 @@ class FakeOpenAIServer:
         api_key: str | None = None,
         models: Sequence[str] | None = None,
         text: TextFn = _default_text,
+        logprobs: Mapping[str, float] = DEFAULT_TOP_LOGPROBS,
+        serve_logprobs: bool = True,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -102,6 +141,10 @@ class FakeOpenAIServer:
         self._api_key = api_key
         self.models = tuple(models) if models is not None else None
         self._text = text
+        self.logprobs = dict(sorted(logprobs.items(), key=lambda kv: -kv[1]))
+        self.serve_logprobs = serve_logprobs
+        #: Request bodies received (both endpoints), in order.
+        self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
         self._lock = threading.Lock()
         #: Chat completion requests received, and how many got a normal answer.
@@ -194,6 +237,7 @@ class FakeOpenAIServer:
     async def _startup(self) -> None:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/completions", self._chat)
         app.router.add_get("/v1/models", self._list_models)
         runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await runner.setup()
@@ -238,13 +282,19 @@ class FakeOpenAIServer:
     async def _answer(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
             return _error(401, "Incorrect API key provided.", "invalid_api_key")
+        legacy = request.path.endswith("/v1/completions")
         try:
             body = await request.json()
-            messages = body["messages"]
-            prompt = str(messages[-1]["content"]) if messages else ""
+            if legacy:
+                prompt = str(body["prompt"])
+            else:
+                messages = body["messages"]
+                prompt = str(messages[-1]["content"]) if messages else ""
             model = str(body["model"])
         except (ValueError, KeyError, TypeError, IndexError):
             return _error(400, "Invalid request body.", "invalid_request")
+        with self._lock:
+            self.bodies.append(body)
         if self.models is not None and model not in self.models:
             return _error(404, f"The model `{model}` does not exist.", "model_not_found")
         fault = self._draw_fault()
@@ -269,13 +319,52 @@ class FakeOpenAIServer:
             await asyncio.sleep(self.hang_s)
         max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
         text, finish = self._generate(prompt, body.get("seed"), max_tokens)
+        top = self._top(body, legacy)
+        if top is not None:
+            text, finish = next(iter(self.logprobs), ""), "length"
         if fault in {"empty", "content_filter"}:
             text = ""
             finish = "content_filter" if fault == "content_filter" else "stop"
         if fault is None:
             with self._lock:
                 self.successes += 1
-        return web.json_response(self._completion(model, prompt, text, finish))
+        answer = self._completion(model, prompt, text, finish)
+        if legacy:
+            choice = answer["choices"][0]
+            del choice["message"]
+            choice["text"] = text
+            choice["logprobs"] = None if top is None else self._legacy_logprobs(text, top)
+            answer["object"] = "text_completion"
+        elif top is not None:
+            answer["choices"][0]["logprobs"] = self._chat_logprobs(text, top)
+        return web.json_response(answer)
+
+    def _top(self, body: Mapping[str, Any], legacy: bool) -> int | None:
+        """How many top log-probabilities the request asks for (None: none)."""
+        if not self.serve_logprobs:
+            return None
+        if legacy:
+            value = body.get("logprobs")
+            return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
+        if not body.get("logprobs"):
+            return None
+        return int(body.get("top_logprobs") or 0)
+
+    def _chat_logprobs(self, text: str, top: int) -> dict[str, Any]:
+        def entry(token: str, logprob: float) -> dict[str, Any]:
+            return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+
+        entries = [entry(t, lp) for t, lp in list(self.logprobs.items())[:top]]
+        chosen = {**entry(text, self.logprobs.get(text, 0.0)), "top_logprobs": entries}
+        return {"content": [chosen], "refusal": None}
+
+    def _legacy_logprobs(self, text: str, top: int) -> dict[str, Any]:
+        return {
+            "tokens": [text],
+            "token_logprobs": [self.logprobs.get(text, 0.0)],
+            "top_logprobs": [dict(list(self.logprobs.items())[:top])],
+            "text_offset": [0],
+        }
 
     def _generate(self, prompt: str, seed: object, max_tokens: int) -> tuple[str, str]:
         rng = np.random.default_rng([self.seed, stable_int(prompt), stable_int(seed)])
