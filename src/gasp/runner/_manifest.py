@@ -4,6 +4,7 @@ resumed run is the same run."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import platform
 from collections.abc import Mapping
 from importlib import metadata
@@ -29,10 +30,15 @@ RECORDED_PACKAGES = (
 )
 
 
+def plain_spec(plan: StudyPlan) -> dict[str, Any]:
+    """The study's spec as the manifest stores it (JSON types: lists, not tuples)."""
+    return dict(json.loads(json.dumps(dict(plan.spec), ensure_ascii=False)))
+
+
 def run_identity(plan: StudyPlan, spec: str, decoding: DecodingConfig, seed: int) -> dict[str, Any]:
     """What makes two invocations the same run: study, its kind, model, decoding, seed."""
     return {
-        "study": dict(plan.spec),
+        "study": plain_spec(plan),
         "study_kind": plan.kind,
         "model": spec,
         "decoding": dataclasses.asdict(decoding),
@@ -93,7 +99,7 @@ def build_manifest(
         except metadata.PackageNotFoundError:
             continue
     return {
-        "study": dict(plan.spec),
+        "study": plain_spec(plan),
         "study_kind": plan.kind,
         "request_kinds": [str(k) for k in plan.kinds],
         "model": {

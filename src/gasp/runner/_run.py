@@ -143,9 +143,9 @@ def check_capabilities(plan: StudyPlan, backend: ModelBackend, spec: str) -> Non
     """Raise one clear error, before any request, when ``backend`` cannot serve ``plan``."""
     kinds = set(plan.kinds)
     if RequestKind.GENERATE in kinds:
-        require_capability(backend, Capability.GENERATE, spec)
+        require_capability(backend, Capability.GENERATE, f"study {plan.name}")
     if RequestKind.SCORE in kinds:
-        require_capability(backend, Capability.SCORE, spec)
+        require_capability(backend, Capability.SCORE, f"study {plan.name}")
         check = getattr(backend, "check_score_request", None)
         if check is not None:
             checked: set[tuple[str, tuple[str, ...]]] = set()
