@@ -1,0 +1,91 @@
+"""Studies by name on the command line: ``gasp studies``, dispatch on the study a run
+recorded, study files naming their type, ``--model-option``, ``python -m gasp``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from gasp.cli import main
+from gasp.errors import ConfigError
+from gasp.store import RunStore
+from gasp.studies import get_study_type, study_names, study_type_for, study_type_of_manifest
+
+
+def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
+    monkeypatch.setattr(sys, "argv", ["gasp", *args])
+    try:
+        main()
+    except SystemExit as exc:
+        return int(exc.code or 0)
+    return 0
+
+
+def test_gasp_studies_lists_every_registered_study_with_a_description(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _gasp(monkeypatch, "studies") == 0
+    out = capsys.readouterr().out
+    for name in study_names():
+        assert name in out
+        assert get_study_type(name).description.split()[0] in out
+
+
+def test_unknown_study_is_one_error_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code = _gasp(monkeypatch, "run", "no-such-study", "--out", str(tmp_path / "r"))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no-such-study" in err[0]
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_study_file_names_its_type(tmp_path: Path) -> None:
+    good = tmp_path / "s.toml"
+    good.write_text(
+        'study = "more-of-the-same"\nname = "two"\nsubjects = ["nurse"]\n'
+        '[templates]\np = "Describe [ARTICLE] [OCCUPATION]"\n',
+        encoding="utf-8",
+    )
+    study_type = study_type_for(good)
+    assert study_type.name == "more-of-the-same"
+    assert study_type.build(good, {}).to_plan().name == "two"
+    bad = tmp_path / "b.toml"
+    bad.write_text('study = "astrology"\nname = "x"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="unknown study 'astrology'"):
+        study_type_for(bad)
+    assert study_type_of_manifest({}).name == "more-of-the-same"  # runs of the first release
+
+
+def test_an_option_another_study_uses_is_refused() -> None:
+    with pytest.raises(ConfigError, match="--race does not apply"):
+        get_study_type("more-of-the-same").build("more-of-the-same", {"race": "a Black"})
+
+
+def test_model_option_reaches_the_backend_with_its_validation(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r.sqlite"
+    args = ["generate", "--model", "mock/personas", "--occupations", "nurse", "--n", "2",
+            "--conditions", "woman", "--out", str(out), "--quiet"]  # fmt: skip
+    assert _gasp(monkeypatch, *args, "--model-option", "female_share=0.9") == 0
+    with RunStore.open(out) as store:
+        assert store.count_samples() == 4
+    other = tmp_path / "o.sqlite"
+    args[args.index(str(out))] = str(other)
+    code = _gasp(monkeypatch, *args, "--model-option", "no_such_option=1")
+    err = capsys.readouterr().err
+    assert code == 2 and "no_such_option" in err and not other.exists()
+    code = _gasp(monkeypatch, *args, "--model-option", "novalue")
+    assert code == 2 and "KEY=VALUE" in capsys.readouterr().err
+
+
+def test_python_dash_m_gasp_runs_the_command_line() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "gasp", "studies"], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert "more-of-the-same" in result.stdout
