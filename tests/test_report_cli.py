@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from gasp.analysis import AuditResults
 from gasp.cli import app
-from gasp.report._run_report import locate_run
+from gasp.report import locate_run
+from gasp.results import AuditResults
 
 
 @pytest.fixture(scope="module")

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gasp.associate import FEMALE_WORDS, MALE_WORDS, NEUTRAL_WORDS
 from gasp.errors import ConfigError
-from gasp.text._pronouns import PRONOUNS
+from gasp.text import PRONOUNS
 
 _GENDERED = frozenset(
     {
