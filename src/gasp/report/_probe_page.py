@@ -21,12 +21,35 @@ from gasp.report._html import Section, TableStyle, html_table, item_html, page_s
 class ProbeView(Protocol):
     """What the page reads of a probe result (as :class:`gasp.probe.ProbeResult` has it)."""
 
-    clusters: pd.DataFrame
-    silhouette: pd.DataFrame
-    k: int
-    group_a: str
-    group_b: str
-    settings: Mapping[str, Any]
+    @property
+    def clusters(self) -> pd.DataFrame:
+        """Every cluster per model with its prevalence."""
+        ...
+
+    @property
+    def silhouette(self) -> pd.DataFrame:
+        """The silhouette score per k."""
+        ...
+
+    @property
+    def k(self) -> int:
+        """The number of clusters used."""
+        ...
+
+    @property
+    def group_a(self) -> str:
+        """The first group."""
+        ...
+
+    @property
+    def group_b(self) -> str:
+        """The second group."""
+        ...
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """The probe's settings (cluster rules, k rule, embeddings)."""
+        ...
 
     def kept_clusters(self) -> pd.DataFrame:
         """The clusters kept for every model."""

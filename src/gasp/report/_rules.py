@@ -20,6 +20,14 @@ def _part(settings: Mapping[str, Any], key: str) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
+def _pct(value: Any) -> str:
+    """A share in [0, 1] as a percentage (``0.1`` -> ``10%``)."""
+    try:
+        return f"{100 * float(value):g}%"
+    except (TypeError, ValueError):
+        return str(value)
+
+
 def _num(value: Any) -> str:
     """A number in its shortest exact form (1.96, 0.05, 100)."""
     try:
@@ -101,10 +109,7 @@ def sampling_sentence(settings: Mapping[str, Any]) -> str:
     n, share = sampling.get("min_samples"), sampling.get("min_share")
     if n is None or share is None:
         return "The sampling threshold was " + NOT_SAVED + "."
-    try:
-        share_text = f"{100 * float(share):g}%"
-    except (TypeError, ValueError):
-        share_text = str(share)
+    share_text = _pct(share)
     return (
         f"An occupation enters the SRB analysis only when at least {n} of its generations "
         f"are associated with women and at least {n} with men, each being at least "
@@ -121,11 +126,7 @@ def interval_phrase(settings: Mapping[str, Any]) -> str:
         return "bars are bootstrap intervals (resampling settings " + NOT_SAVED + ")"
     if not n_boot:
         return "no bootstrap was run, so there are no interval bars"
-    try:
-        level_text = f"{100 * float(level):g}%"
-    except (TypeError, ValueError):
-        level_text = str(level)
-    return f"bars are {level_text} percentile bootstrap intervals over {n_boot} resamples"
+    return f"bars are {_pct(level)} percentile bootstrap intervals over {n_boot} resamples"
 
 
 def permutation_phrase(settings: Mapping[str, Any]) -> str:
