@@ -82,7 +82,9 @@ def select_examples(
         associated_gender=_blank_to_none(run.samples["associated"]),
     )
     words = marked["word"].astype(str).unique().tolist() if "word" in marked.columns else []
-    return build_example_index(frame, words, cap=config.examples_per_word, seed=config.seed)
+    return build_example_index(
+        frame, words, cap=config.examples_per_word, seed=config.seed, counts=run.counts
+    )
 
 
 def analyze_samples(

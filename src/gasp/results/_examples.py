@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.text import count_words, normalize
+from gasp.text import DocTermCounts, count_words, normalize
 
 #: Example groups in display order: (key, label).
 EXAMPLE_GROUPS: tuple[tuple[str, str], ...] = (
@@ -119,6 +119,7 @@ def build_example_index(
     cap: int = 50,
     seed: int = 0,
     per_page: int = 10,
+    counts: DocTermCounts | None = None,
 ) -> dict[str, Any]:
     """The example index of ``words`` over ``samples`` (JSON-ready).
 
@@ -129,7 +130,8 @@ def build_example_index(
     :func:`sample_id`). Returns ``{"docs": [[text, subject, template, named,
     associated], ...], "sample_ids": [id of each doc], "words": {word: {"g": {group:
     [[doc, spans], ...]}, "n": {group: total}}}, "groups": [...], "cap": cap, "seed":
-    seed, "per_page": per_page}``.
+    seed, "per_page": per_page}``. ``counts`` (one row per row of ``samples``, from
+    :func:`gasp.text.count_words`) saves counting the texts again.
     """
     if cap < 1:
         raise DataError(f"the example cap must be at least 1, got {cap}")
@@ -145,12 +147,19 @@ def build_example_index(
     }
     if samples is None or samples.empty or not wanted or "text" not in samples:
         return base
-    frame = samples[samples["text"].notna()].reset_index(drop=True)
-    frame = frame[frame["text"].astype(str).str.strip() != ""].reset_index(drop=True)
+    keep = samples["text"].notna() & (samples["text"].astype(str).str.strip() != "")
+    frame = samples[keep].reset_index(drop=True)
     if frame.empty:
         return base
     texts = frame["text"].astype(str).tolist()
-    counts = count_words(texts)
+    if counts is not None and counts.n_documents != len(samples):
+        raise DataError("the counts must have one row per sample")
+    if counts is None:
+        counts = count_words(texts)
+    elif not bool(keep.all()):
+        counts = DocTermCounts(
+            matrix=counts.matrix[np.flatnonzero(keep.to_numpy())], vocabulary=counts.vocabulary
+        )
     associated = None
     if "associated_gender" not in frame:
         # Reuse the counts: the association would otherwise count every text again.
