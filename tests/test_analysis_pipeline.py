@@ -21,9 +21,9 @@ from gasp.analysis import (
     prepare_run,
     word_tables,
 )
-from gasp.analysis._descriptions import _UnitAnalysis, build_units
 from gasp.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.analysis._synthetic import synthetic_samples
+from gasp.analysis._units import UnitAnalysis, build_units
 from gasp.errors import DataError
 
 
@@ -41,7 +41,7 @@ def test_resampling_sets_match_the_public_marked_words(
     config = AnalysisConfig(calibrated=calibrated, threshold=1.0)
     units, _ = build_units(prepare_run(planted), config)
     unit = units[0]
-    observed = _UnitAnalysis(unit, config, random_embeddings())
+    observed = UnitAnalysis(unit, config, random_embeddings())
     # Identity weights: each group's totals are the plain sums of its generations.
     names = list(unit.masks)
     weights = np.stack([unit.masks[g] for g in names] + [np.ones(unit.counts.n_documents)])

@@ -27,7 +27,13 @@ from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 from gasp.report import render_audit_report  # noqa: E402
-from test_report_html import IMG_TEXT, SCRIPT_TEXT, make_results, make_samples  # noqa: E402
+from test_report_html import (  # noqa: E402
+    IMG_TEXT,
+    SCRIPT_TEXT,
+    make_results,
+    make_samples,
+    with_examples,
+)
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +47,8 @@ def report_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     import pandas as pd
 
     manifest = {"run_id": "browser", "model": "mock/echo", "seed": 0}
-    return render_audit_report(
-        make_results(), out, samples=pd.concat([samples, extra]), manifest=manifest
-    )
+    results = with_examples(make_results(), pd.concat([samples, extra]))
+    return render_audit_report(results, out, manifest=manifest)
 
 
 @pytest.fixture(scope="module")

@@ -9,16 +9,22 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from gasp.analysis._results import MARKED_WORDS, PROBE_CLUSTERS, PROBE_SILHOUETTE, AuditResults
 from gasp.cli import app
 from gasp.errors import DataError
 from gasp.probe import (
     GenerationColumns,
     add_probe_tables,
-    probe_page,
     probe_words,
     significant_words,
     words_from_results,
+)
+from gasp.report import probe_page
+from gasp.results import (
+    MARKED_WORDS,
+    PROBE_CLUSTERS,
+    PROBE_SILHOUETTE,
+    AuditResults,
+    build_example_index,
 )
 from test_probe import NO_NAME_FILTER, PlantedVectors, planted_table
 
@@ -103,7 +109,7 @@ def test_probe_page_lists_kept_clusters() -> None:
         config=NO_NAME_FILTER,
     )
     samples = pd.DataFrame({"text": ["He plays football.", "She does yoga."]})
-    html = probe_page(result, samples)
+    html = probe_page(result, build_example_index(samples, ["football", "yoga"]))
     assert "pct_F" in html and "football" in html and "yoga" in html
     assert 'data-word="football"' in html  # the word opens its example generations
     assert "kitchen" not in html  # balanced clusters are not shown

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from gasp.analysis import AuditResults
 from gasp.cli import app
-from gasp.report._run_report import locate_run
+from gasp.report import locate_run
+from gasp.results import AuditResults
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +105,49 @@ def test_analyze_without_a_store_fails_cleanly(tmp_path: Path) -> None:
     )
     assert res.exit_code != 0
     assert "no run store" in str(res.exception)
+
+
+def test_report_renders_with_the_store_deleted(run_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "run"
+    shutil.copytree(run_dir, copy)
+    (copy / "run.sqlite").unlink()
+    shutil.rmtree(copy / "report")
+    res = CliRunner().invoke(app, ["report", str(copy)])
+    assert res.exit_code == 0, res.output
+    page = (copy / "report" / "report.html").read_text(encoding="utf-8")
+    data = json.loads(page.split('id="gasp-examples">', 1)[1].split("</script>", 1)[0])
+    assert data["words"], "the saved examples make words clickable without the store"
+    assert "mock/personas" in page  # the manifest saved with the results
+    for occupation in ("nurse", "engineer", "software engineer"):
+        assert occupation in page
+    results = AuditResults.load(copy / "results")
+    settings = results.settings
+    assert settings["significance"]["rule"] == "threshold"
+    assert settings["sampling"]["min_samples"] == 6
+    assert {"associated_gender", "cue_female", "sample_index"} <= set(
+        results["sample_associations"].columns
+    )
+
+
+def test_analyze_reproduces_the_run_defaults(run_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "again"
+    res = CliRunner().invoke(
+        app,
+        [
+            "analyze",
+            str(run_dir / "run.sqlite"),
+            "--out",
+            str(out),
+            "--bootstrap",
+            "0",
+            "--permutations",
+            "0",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    run = AuditResults.load(run_dir / "results")
+    again = AuditResults.load(out)
+    assert again.settings["sampling"] == run.settings["sampling"]
+    assert again.settings["seed"] == run.settings["seed"]
+    for name in ("representation", "marked_words", "srb_scores", "excluded_subjects"):
+        pd.testing.assert_frame_equal(again[name], run[name], check_dtype=False)

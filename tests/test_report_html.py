@@ -10,12 +10,24 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gasp.analysis._results import (
+from gasp.analysis import AnalysisConfig, marked_words_by_group
+from gasp.report import (
+    TableStyle,
+    colour_scale,
+    html_table,
+    json_for_script,
+    redact,
+    render_audit_report,
+    render_comparison_report,
+)
+from gasp.results import (
     ASSOCIATION_ACCURACY,
+    AUDIT_LAYOUTS,
     CAPTURE_RATE,
     DECILES,
     EXCLUDED,
     MARKED_WORDS,
+    MARKED_WORDS_BY_GROUP,
     MODEL_COMPARISON,
     PERCENT_CHANGE,
     PROBE_CLUSTERS,
@@ -24,16 +36,8 @@ from gasp.analysis._results import (
     SRB_SCORES,
     SRB_TEST,
     AuditResults,
-)
-from gasp.report import (
-    TableStyle,
     build_example_index,
-    colour_scale,
-    html_table,
-    json_for_script,
-    redact,
-    render_audit_report,
-    render_comparison_report,
+    probe_clusters_layout,
 )
 
 SCRIPT_TEXT = "The engineer <script>window.__pwned=1</script> wrote empathy code."
@@ -228,8 +232,24 @@ def make_results(*, full: bool = True) -> AuditResults:
         tables[PROBE_SILHOUETTE] = pd.DataFrame(
             {"k": [2, 3, 4], "silhouette": [0.1, 0.3, 0.2], "chosen": [False, True, False]}
         )
-    meta = {"model": "mock/echo", "study": "more-of-the-same", "seed": 0}
-    return AuditResults(tables=tables, meta=meta)
+    tables[MARKED_WORDS_BY_GROUP] = marked_words_by_group(tables[MARKED_WORDS])
+    meta = {
+        "model": "mock/echo",
+        "study": "more-of-the-same",
+        "seed": 0,
+        "settings": AnalysisConfig().settings(),
+    }
+    results = AuditResults(tables=tables, meta=meta)
+    for name, layout in AUDIT_LAYOUTS.items():
+        results.set_layout(name, layout)
+    results.set_layout(PROBE_CLUSTERS, probe_clusters_layout("F", "M"))
+    return results
+
+
+def with_examples(results: AuditResults, samples: pd.DataFrame) -> AuditResults:
+    """``results`` with the examples an analysis of ``samples`` saves for its marked words."""
+    results.examples = build_example_index(samples, results[MARKED_WORDS]["word"].tolist())
+    return results
 
 
 class _Collector(HTMLParser):
@@ -266,7 +286,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "seed": 7,
         "versions": {"gasp": "0.1.0"},
     }
-    return render_audit_report(make_results(), out, samples=make_samples(), manifest=manifest)
+    results = with_examples(make_results(), make_samples())
+    return render_audit_report(results, out, manifest=manifest)
 
 
 def test_report_writes_html_csv_png_svg(rendered: Path) -> None:

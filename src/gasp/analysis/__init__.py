@@ -2,12 +2,12 @@
 
 from gasp.analysis._audit import RunAudit, analyze_run, analyze_samples, default_results_dir
 from gasp.analysis._comparison import compare_results, compare_runs
-from gasp.analysis._config import AnalysisConfig
+from gasp.analysis._config import AnalysisConfig, analysis_config_for_run
 from gasp.analysis._descriptions import DescriptionResults, analyze_descriptions
 from gasp.analysis._prepare import BLSFigure, PreparedRun, bls_from_study, prepare_run
 from gasp.analysis._representation import analyze_representation
-from gasp.analysis._results import AuditResults
-from gasp.analysis._word_tables import word_tables
+from gasp.analysis._word_tables import marked_words_by_group, word_tables
+from gasp.results import AuditResults
 
 __all__ = [
     "AnalysisConfig",
@@ -16,6 +16,7 @@ __all__ = [
     "DescriptionResults",
     "PreparedRun",
     "RunAudit",
+    "analysis_config_for_run",
     "analyze_descriptions",
     "analyze_representation",
     "analyze_run",
@@ -24,6 +25,7 @@ __all__ = [
     "compare_results",
     "compare_runs",
     "default_results_dir",
+    "marked_words_by_group",
     "prepare_run",
     "word_tables",
 ]

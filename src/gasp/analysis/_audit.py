@@ -2,10 +2,23 @@
 
 Reads only the samples table of a run store (never calls a model). Words are counted
 once and genders associated once for the whole run (:mod:`gasp.analysis._prepare`);
-every step slices those. The result is an :class:`AuditResults` with the tables
-documented in :mod:`gasp.analysis._representation`, :mod:`gasp.analysis._descriptions`
-and :mod:`gasp.analysis._word_tables`, and ``meta`` holding the run id, study, model,
-settings, sample counts and the seconds each step took (``timings``).
+every step slices those. The result is an :class:`~gasp.results.AuditResults` holding
+everything the report shows:
+
+* the tables documented in :mod:`gasp.analysis._representation`,
+  :mod:`gasp.analysis._descriptions` and :mod:`gasp.analysis._word_tables`, plus
+  ``sample_associations`` (one row per valid generation: item_id when the store has
+  it, template, subject, condition, sample_index, named_gender, associated_gender and
+  the cue counts cue_female, cue_male, cue_neutral, cue_nonbinary_cue behind it) and
+  ``marked_words_by_group``;
+* ``meta["settings"]``: the exact settings used (:meth:`AnalysisConfig.settings`);
+* ``meta["layouts"]``: the word and share columns of the tables that have them;
+* ``meta["manifest"]``: the run's manifest when the run came from a store;
+* ``examples``: up to ``examples_per_word`` generations per marked word for the
+  report's word browser (:func:`gasp.results.build_example_index`, seeded);
+
+and ``meta`` holding the run id, study, model, sample counts and the seconds each
+step took (``timings``).
 """
 
 from __future__ import annotations
@@ -19,14 +32,16 @@ from typing import Any
 
 import pandas as pd
 
-from gasp.analysis import _results as names
-from gasp.analysis._config import AnalysisConfig
+from gasp import results as names
+from gasp.analysis._config import AnalysisConfig, analysis_config_for_run
 from gasp.analysis._descriptions import analyze_descriptions
-from gasp.analysis._prepare import BLSFigure, bls_from_study, prepare_run
+from gasp.analysis._prepare import CUE_COLUMNS, BLSFigure, PreparedRun, bls_from_study, prepare_run
 from gasp.analysis._representation import analyze_representation
-from gasp.analysis._results import AuditResults
-from gasp.analysis._word_tables import word_tables
-from gasp.errors import DataError
+from gasp.analysis._word_tables import marked_words_by_group, word_tables
+from gasp.errors import ConfigError, DataError
+from gasp.results import AuditResults, build_example_index
+
+_ASSOCIATION_KEYS = ("item_id", "template", "subject", "condition", "sample_index")
 
 
 class _Timer:
@@ -40,6 +55,36 @@ class _Timer:
             yield
         finally:
             self.seconds[name] = round(time.perf_counter() - start, 4)
+
+
+def _blank_to_none(column: pd.Series) -> pd.Series:
+    return column.astype(object).where(column.astype(str) != "", None)
+
+
+def association_table(run: PreparedRun) -> pd.DataFrame:
+    """One row per valid generation: its keys, named and associated gender and cue counts."""
+    frame = run.samples
+    keys = [c for c in _ASSOCIATION_KEYS if c in frame.columns]
+    out = frame[keys].copy()
+    out["named_gender"] = _blank_to_none(frame["named"])
+    out["associated_gender"] = _blank_to_none(frame["associated"])
+    for column in CUE_COLUMNS:
+        out[f"cue_{column}"] = frame[f"cue_{column}"].to_numpy()
+    return out
+
+
+def select_examples(
+    run: PreparedRun, marked: pd.DataFrame, config: AnalysisConfig
+) -> dict[str, Any]:
+    """The word browser's examples: up to ``examples_per_word`` generations per marked word."""
+    frame = run.samples.assign(
+        named_gender=_blank_to_none(run.samples["named"]),
+        associated_gender=_blank_to_none(run.samples["associated"]),
+    )
+    words = marked["word"].astype(str).unique().tolist() if "word" in marked.columns else []
+    return build_example_index(
+        frame, words, cap=config.examples_per_word, seed=config.seed, counts=run.counts
+    )
 
 
 def analyze_samples(
@@ -73,6 +118,10 @@ def analyze_samples(
     tables[names.EXCLUDED] = how.excluded
     with timer.step("word_tables"):
         tables[names.WORD_TABLES] = word_tables(how.marked_words)
+        tables[names.MARKED_WORDS_BY_GROUP] = marked_words_by_group(how.marked_words)
+    tables[names.SAMPLE_ASSOCIATIONS] = association_table(run)
+    with timer.step("examples"):
+        examples = select_examples(run, how.marked_words, cfg)
     run_ids: list[object] = (
         list(samples["run_id"].dropna().unique()) if "run_id" in samples.columns else []
     )
@@ -88,17 +137,32 @@ def analyze_samples(
         "n_valid": len(run.samples),
         "n_subjects": int(run.samples["subject"].nunique()),
         "n_analysed_subjects": int(how.srb_scores["subject"].nunique()),
-        "embeddings": getattr(embeddings, "name", None) or cfg.to_meta()["embeddings"],
-        "config": cfg.to_meta(),
+        "settings": cfg.settings(embeddings),
         "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "timings": timer.seconds,
     }
     info.update(meta or {})
-    return AuditResults(tables=tables, meta=info)
+    results = AuditResults(tables=tables, meta=info, examples=examples)
+    for name, layout in names.AUDIT_LAYOUTS.items():
+        if name in tables:
+            results.set_layout(name, layout)
+    return results
 
 
-def analyze_run(store_path: str | Path, config: AnalysisConfig | None = None) -> AuditResults:
-    """Analyse the run stored at ``store_path`` (a run store file)."""
+def analyze_run(
+    store_path: str | Path,
+    config: AnalysisConfig | None = None,
+    *,
+    overrides: Mapping[str, Any] | None = None,
+) -> AuditResults:
+    """Analyse the run stored at ``store_path`` (a run store file).
+
+    Without ``config`` the settings are :func:`analysis_config_for_run` of the run's
+    manifest with ``overrides`` (the defaults of ``gasp run``); ``overrides`` cannot be
+    combined with ``config``. The manifest is saved in ``meta["manifest"]``.
+    """
+    if config is not None and overrides:
+        raise ConfigError("give either an analysis config or overrides, not both")
     from gasp.store import RunStore
 
     path = Path(store_path)
@@ -114,7 +178,7 @@ def analyze_run(store_path: str | Path, config: AnalysisConfig | None = None) ->
         store.close()
     load_s = round(time.perf_counter() - start, 4)
     model = manifest.get("model") if isinstance(manifest, dict) else None
-    extra: dict[str, Any] = {"store": str(path)}
+    extra: dict[str, Any] = {"store": str(path), "manifest": manifest or None}
     if isinstance(model, str):
         extra["model_id"] = model
     elif isinstance(model, Mapping) and (model.get("model_id") or model.get("spec")):
@@ -122,6 +186,8 @@ def analyze_run(store_path: str | Path, config: AnalysisConfig | None = None) ->
     study_spec = manifest.get("study") if isinstance(manifest, dict) else None
     if isinstance(study_spec, Mapping) and study_spec.get("name"):
         extra["study"] = str(study_spec["name"])
+    if config is None:
+        config = analysis_config_for_run(manifest, **dict(overrides or {}))
     results = analyze_samples(samples, study, config, meta=extra)
     results.meta["timings"] = {"load": load_s, **results.meta.get("timings", {})}
     return results

@@ -6,12 +6,12 @@ subjects, and the percent change ``100 * (new - old) / old`` of each subject's s
 is reported (a female score going from -0.1 to -0.2 is +100%: more similar to the
 named gender, the reading of Figure 4).
 
-``model_comparison`` (:data:`~gasp.analysis._results.MODEL_COMPARISON`) columns:
+``model_comparison`` (:data:`gasp.results.MODEL_COMPARISON`) columns:
     template, gender, model_a, model_b, statistic (Welch's t of a minus b), p_value,
     df, mean_a, mean_b, n_a, n_b (subjects with a defined score), reason (why the test
     is undefined, else empty).
 
-``percent_change`` (:data:`~gasp.analysis._results.PERCENT_CHANGE`) columns:
+``percent_change`` (:data:`gasp.results.PERCENT_CHANGE`) columns:
     subject, template, gender, model_a, model_b, score_a, score_b, percent_change
     (NaN where a model has no score for the subject or the old score is 0).
 """
@@ -25,8 +25,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._results import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES, AuditResults
 from gasp.errors import DataError
+from gasp.results import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES, AuditResults
 from gasp.stats import percent_change, welch_t_test
 
 COMPARISON_COLUMNS: tuple[str, ...] = (

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,6 +45,8 @@ class AnalysisConfig:
             (0 switches it off).
         seed: seed of the ``numpy.random.Generator`` behind the bootstrap and permutations.
         decile_width: width in percent of the bins of Figures 2, 6 and 7.
+        examples_per_word: most example generations saved per significant word for the
+            report's word browser (shared among the gender groups, chosen with ``seed``).
     """
 
     min_samples: int = 100
@@ -59,6 +63,7 @@ class AnalysisConfig:
     n_permutations: int = 50
     seed: int = 0
     decile_width: float = 10.0
+    examples_per_word: int = 50
 
     def __post_init__(self) -> None:
         if self.min_samples < 1:
@@ -73,24 +78,83 @@ class AnalysisConfig:
             raise ConfigError(f"fdr_alpha must lie in (0, 1), got {self.fdr_alpha}")
         if not 0.0 < self.decile_width <= 100.0:
             raise ConfigError(f"decile_width must lie in (0, 100], got {self.decile_width}")
+        if self.examples_per_word < 1:
+            raise ConfigError(f"examples_per_word must be at least 1, got {self.examples_per_word}")
 
-    def to_meta(self) -> dict[str, Any]:
-        """The settings as plain JSON-friendly values (for ``AuditResults.meta``)."""
-        emb = (
-            self.embeddings if isinstance(self.embeddings, str) else type(self.embeddings).__name__
-        )
+    def settings(self, embeddings: Any = None) -> dict[str, Any]:
+        """The settings as saved with the results (``AuditResults.meta["settings"]``).
+
+        ``embeddings`` (a loaded provider) overrides ``self.embeddings`` in the record.
+        The layout is documented in :mod:`gasp.analysis` (saved settings).
+        """
+        emb = embeddings if embeddings is not None else self.embeddings
+        name = emb if isinstance(emb, str) else getattr(emb, "name", None) or type(emb).__name__
         return {
-            "min_samples": self.min_samples,
-            "min_share": self.min_share,
+            "significance": {
+                "rule": "fdr" if self.fdr_alpha is not None else "threshold",
+                "threshold": self.threshold,
+                "fdr_alpha": self.fdr_alpha,
+                "min_count": self.min_count,
+            },
+            "marked_words": {
+                "method": "calibrated" if self.calibrated else "plain",
+                "prior": "unit and English" if self.calibrated else "unit",
+                "calibration": _calibration_settings(self.calibration) if self.calibrated else None,
+            },
+            "sampling": {"min_samples": self.min_samples, "min_share": self.min_share},
             "pool_templates": self.pool_templates,
-            "threshold": self.threshold,
-            "fdr_alpha": self.fdr_alpha,
-            "min_count": self.min_count,
-            "calibrated": self.calibrated,
-            "embeddings": emb,
-            "n_bootstrap": self.n_bootstrap,
-            "ci_level": self.ci_level,
-            "n_permutations": self.n_permutations,
-            "seed": self.seed,
+            "srb": {
+                "embeddings": str(name),
+                "n_bootstrap": self.n_bootstrap,
+                "ci_level": self.ci_level,
+                "n_permutations": self.n_permutations,
+            },
             "decile_width": self.decile_width,
+            "seed": self.seed,
+            "examples": {"per_word": self.examples_per_word, "seed": self.seed},
         }
+
+
+def _calibration_settings(calibration: Any) -> dict[str, Any]:
+    """The C values, prior weights and sources of Calibrated Marked Words, as plain values."""
+    from gasp.stats import CalibratedConfig
+
+    if calibration is None:
+        calibration = CalibratedConfig()
+    if dataclasses.is_dataclass(calibration) and not isinstance(calibration, type):
+        values = dataclasses.asdict(calibration)
+    elif isinstance(calibration, Mapping):
+        values = dict(calibration)
+    else:
+        return {"value": repr(calibration)}
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in values.items()}
+
+
+_FIELDS = frozenset(f.name for f in dataclasses.fields(AnalysisConfig))
+
+
+def analysis_config_for_run(
+    manifest: Mapping[str, Any] | None = None, **overrides: Any
+) -> AnalysisConfig:
+    """The analysis settings of a stored run: what ``gasp run`` and ``gasp analyze`` use.
+
+    Defaults come from the run's manifest: ``min_samples`` is the study's ``n``
+    (``manifest["study"]["n"]``) and ``seed`` the run's seed (``manifest["seed"]``);
+    every other setting keeps its :class:`AnalysisConfig` default. ``overrides`` (any
+    :class:`AnalysisConfig` field) replace them; an override of None is ignored, so
+    command-line options left unset fall through to the run's values.
+    """
+    unknown = sorted(set(overrides) - _FIELDS)
+    if unknown:
+        raise ConfigError(f"unknown analysis setting(s): {', '.join(unknown)}")
+    values: dict[str, Any] = {}
+    man = manifest if isinstance(manifest, Mapping) else {}
+    study = man.get("study")
+    n = study.get("n") if isinstance(study, Mapping) else None
+    if isinstance(n, int) and not isinstance(n, bool) and n >= 1:
+        values["min_samples"] = n
+    seed = man.get("seed")
+    if isinstance(seed, int) and not isinstance(seed, bool):
+        values["seed"] = seed
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    return AnalysisConfig(**values)

@@ -20,6 +20,9 @@ from gasp.text import DocTermCounts, count_words
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("subject", "template", "condition", "text")
 
+CUE_COLUMNS: tuple[str, ...] = ("female", "male", "neutral", "nonbinary_cue")
+"""The counts behind each association (Algorithm 1), kept as ``cue_<name>`` columns."""
+
 _CONDITION_TO_GENDER: dict[str, str] = {
     "woman": "F",
     "women": "F",
@@ -50,7 +53,8 @@ class PreparedRun:
     """The valid generations of a run with their counts and associated genders.
 
     ``samples`` holds one row per valid generation (no error, non-empty text) with the
-    added columns ``associated`` (``F``, ``M``, ``N`` or ``""`` for unassigned) and
+    added columns ``associated`` (``F``, ``M``, ``N`` or ``""`` for unassigned), the cue
+    counts behind it (``cue_female``, ``cue_male``, ``cue_neutral``, ``cue_nonbinary_cue``) and
     ``named`` (``F``, ``M``, ``N`` or ``""`` for the unspecified condition);
     ``counts`` has one row per row of ``samples``. ``n_invalid`` counts the generations
     left out per (subject, template, condition, named).
@@ -171,6 +175,8 @@ def prepare_run(
     counts = count_words(texts)
     association = associate_counts(texts, counts)
     frame["associated"] = association.table["gender"].fillna("").astype(str).to_numpy()
+    for column in CUE_COLUMNS:
+        frame[f"cue_{column}"] = association.table[column].to_numpy()
     if model_id is None:
         ids: list[object] = (
             list(frame["model_id"].dropna().unique()) if "model_id" in frame.columns else []

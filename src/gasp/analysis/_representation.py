@@ -4,7 +4,7 @@ Four tables, all computed from the associated genders of a :class:`PreparedRun`
 (invalid generations, i.e. errors and empty texts, are left out of every denominator
 and counted in ``n_invalid``):
 
-``representation`` (:data:`~gasp.analysis._results.REPRESENTATION`), one row per
+``representation`` (:data:`gasp.results.REPRESENTATION`), one row per
 subject and template of the unspecified generations, plus one row per subject with
 ``template == "all"``:
     subject, template, n_generations (valid unspecified generations), n_invalid,
@@ -20,7 +20,7 @@ subject and template of the unspecified generations, plus one row per subject wi
     per-template shares (so a template sampled more often by adaptive generation does
     not weigh more), standard errors ``sqrt(sum se_t^2) / T``; counts are sums.
 
-``representation_deciles`` (:data:`~gasp.analysis._results.DECILES`), the histograms of
+``representation_deciles`` (:data:`gasp.results.DECILES`), the histograms of
 Figures 2, 6 and 7:
     measure (``female``: percent of generations associated with women; ``nonbinary``:
     percent associated with non-binary), template (``all`` for Figure 2 and 7, each
@@ -28,12 +28,12 @@ Figures 2, 6 and 7:
     ``all``), bin_low, bin_high (percent; the last bin includes 100), bin_label
     (``"0-10"``), n_subjects.
 
-``capture_rate`` (:data:`~gasp.analysis._results.CAPTURE_RATE`), Table 2, one row per
+``capture_rate`` (:data:`gasp.results.CAPTURE_RATE`), Table 2, one row per
 condition and template plus ``template == "all"``:
     condition, template, n_generations, n_captured, capture_rate, se, unassigned_share,
     n_invalid.
 
-``association_accuracy`` (:data:`~gasp.analysis._results.ASSOCIATION_ACCURACY`),
+``association_accuracy`` (:data:`gasp.results.ASSOCIATION_ACCURACY`),
 Table 1: the confusion matrix of the association on the generations whose prompt
 names a gender, one row per named gender and template plus ``template == "all"``:
     named_gender, template, n_generations, n_F, n_M, n_N, n_unassigned,
@@ -267,8 +267,8 @@ def association_accuracy_table(run: PreparedRun) -> pd.DataFrame:
 
 
 def analyze_representation(run: PreparedRun, config: AnalysisConfig) -> dict[str, pd.DataFrame]:
-    """The four "who is represented" tables, keyed by their names in ``_results``."""
-    from gasp.analysis import _results as names
+    """The four "who is represented" tables, keyed by their names in :mod:`gasp.results`."""
+    from gasp import results as names
 
     rep = representation_table(run)
     return {

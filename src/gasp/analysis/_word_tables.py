@@ -15,7 +15,7 @@ the other named gender, every word of ``A`` or ``S_g`` falls in one category:
 
 Pronouns are kept, as in Table 15.
 
-``word_tables`` (:data:`~gasp.analysis._results.WORD_TABLES`) columns:
+``word_tables`` (:data:`gasp.results.WORD_TABLES`) columns:
     subject, template, gender, word, category, z_associated (summed z of the word for
     associated ``g``, NaN when not marked there), z_named (summed z for the named gender
     of its category: ``S_g``, or ``S_o`` for ``associated_and_other_named``), is_pronoun.
@@ -115,3 +115,20 @@ def word_tables(marked_words: pd.DataFrame) -> pd.DataFrame:
         kind="mergesort",
     )
     return table[list(WORD_TABLE_COLUMNS)].reset_index(drop=True)
+
+
+def marked_words_by_group(marked_words: pd.DataFrame) -> pd.DataFrame:
+    """The marked words listed per subject, template, source and gender.
+
+    Columns subject, template, source, gender, n_words, words (comma-separated, by
+    decreasing ``z_min``: the order the analysis reports them in).
+    """
+    columns = ["subject", "template", "source", "gender", "n_words", "words"]
+    if marked_words.empty:
+        return pd.DataFrame(columns=columns)
+    keys = columns[:4]
+    frame = marked_words.sort_values("z_min", ascending=False, kind="stable")
+    grouped = frame.groupby(keys, sort=True, dropna=False)["word"]
+    out = grouped.agg(lambda w: ", ".join(w.astype(str))).rename("words").reset_index()
+    out["n_words"] = grouped.size().to_numpy()
+    return out[columns]

@@ -11,19 +11,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gasp.analysis import AnalysisConfig, AuditResults, analyze_run, compare_runs
-from gasp.analysis._audit import default_results_dir
-from gasp.analysis._results import (
+from gasp.analysis import analyze_run, compare_runs, default_results_dir
+from gasp.cli._app import app
+from gasp.report import locate_run, render_comparison_report
+from gasp.results import (
     CAPTURE_RATE,
     EXCLUDED,
     MODEL_COMPARISON,
     REPRESENTATION,
     SRB_SCORES,
     SRB_TEST,
+    AuditResults,
 )
-from gasp.cli._app import app
-from gasp.report import render_comparison_report
-from gasp.report._run_report import locate_run
 
 
 def _fmt(value: object, digits: int = 3) -> str:
@@ -118,38 +117,57 @@ def analyze(
         typer.Option("--out", help="Results folder (default: RUN.results beside the run)."),
     ] = None,
     min_samples: Annotated[
-        int, typer.Option(help="Generations each associated gender needs (n).")
-    ] = 100,
+        int | None,
+        typer.Option(help="Generations each associated gender needs (default: the study's n)."),
+    ] = None,
     min_share: Annotated[
-        float, typer.Option(help="Share of unspecified generations each gender needs.")
-    ] = 0.10,
+        float | None, typer.Option(help="Share of unspecified generations each gender needs.")
+    ] = None,
     per_template: Annotated[
         bool, typer.Option("--per-template", help="Marked words and SRB per template.")
     ] = False,
+    threshold: Annotated[
+        float | None, typer.Option(help="z-score a marked word must exceed (default 1.96).")
+    ] = None,
     fdr: Annotated[
-        float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
+        float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of a z threshold.")
     ] = None,
     plain: Annotated[
         bool, typer.Option("--plain", help="Plain Marked Words instead of calibrated.")
     ] = False,
-    embeddings: Annotated[str, typer.Option(help="Word embeddings for SRB.")] = "glove",
-    bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples per SRB score.")] = 20,
-    permutations: Annotated[int, typer.Option(help="Label shuffles of the test.")] = 50,
-    seed: Annotated[int, typer.Option(help="Seed of the resampling.")] = 0,
+    embeddings: Annotated[
+        str | None, typer.Option(help="Word embeddings for SRB (default glove).")
+    ] = None,
+    bootstrap: Annotated[
+        int | None, typer.Option(help="Bootstrap resamples per SRB score.")
+    ] = None,
+    permutations: Annotated[int | None, typer.Option(help="Label shuffles of the test.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed of the resampling (default: the run's seed).")
+    ] = None,
+    examples_per_word: Annotated[
+        int | None, typer.Option(help="Example generations saved per significant word.")
+    ] = None,
 ) -> None:
-    """Analyse a run: who is represented, how (marked words, SRB), word tables."""
-    config = AnalysisConfig(
-        min_samples=min_samples,
-        min_share=min_share,
-        pool_templates=not per_template,
-        fdr_alpha=fdr,
-        calibrated=not plain,
-        embeddings=embeddings,
-        n_bootstrap=bootstrap,
-        n_permutations=permutations,
-        seed=seed,
-    )
-    results = analyze_run(run, config)
+    """Analyse a run: who is represented, how (marked words, SRB), word tables.
+
+    Options left unset take the values ``gasp run`` uses for this run (the study's n,
+    the run's seed), so re-analysing a run reproduces its results.
+    """
+    overrides = {
+        "min_samples": min_samples,
+        "min_share": min_share,
+        "pool_templates": False if per_template else None,
+        "threshold": threshold,
+        "fdr_alpha": fdr,
+        "calibrated": False if plain else None,
+        "embeddings": embeddings,
+        "n_bootstrap": bootstrap,
+        "n_permutations": permutations,
+        "seed": seed,
+        "examples_per_word": examples_per_word,
+    }
+    results = analyze_run(run, overrides=overrides)
     folder = results.save(out if out is not None else default_results_dir(run))
     console = Console()
     _summary(results, console)

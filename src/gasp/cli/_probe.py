@@ -18,17 +18,22 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from gasp.analysis._results import AuditResults
 from gasp.cli._app import app
 from gasp.errors import DataError
 from gasp.io import read_generations
-from gasp.probe._audit import add_probe_tables
-from gasp.probe._clustering import ClusteringConfig
-from gasp.probe._page import probe_page
-from gasp.probe._prevalence import PrevalenceConfig
-from gasp.probe._probe import ProbeConfig, ProbeResult, probe_words
-from gasp.probe._significant import GenerationColumns, significant_words
-from gasp.probe._word_filter import WordFilterConfig
+from gasp.probe import (
+    ClusteringConfig,
+    GenerationColumns,
+    PrevalenceConfig,
+    ProbeConfig,
+    ProbeResult,
+    WordFilterConfig,
+    add_probe_tables,
+    probe_words,
+    significant_words,
+)
+from gasp.report import probe_page
+from gasp.results import AuditResults, build_example_index
 
 
 class MethodChoice(StrEnum):
@@ -177,8 +182,12 @@ def probe_command(
     samples = pd.DataFrame({"text": generations[text_column].astype(str)})
     if subjects:
         samples["subject"] = generations[subjects].astype(str).agg(" | ".join, axis=1)
+    kept = result.kept_clusters()
+    ids = (kept if not kept.empty else result.clusters)["cluster"].unique()
+    shown = result.assignments.loc[result.assignments["cluster"].isin(ids), "word"]
+    examples = build_example_index(samples, shown.astype(str).tolist(), seed=seed)
     page = folder / "probe.html"
-    page.write_text(probe_page(result, samples), encoding="utf-8")
+    page.write_text(probe_page(result, examples), encoding="utf-8")
     _print_kept(result, console)
     console.print(
         f"Wrote {len(written) + 3} files to {folder} "

@@ -8,13 +8,13 @@ from gasp.probe._clustering import (
     cluster_vectors,
     unit_rows,
 )
-from gasp.probe._page import probe_page
 from gasp.probe._prevalence import PrevalenceConfig, check_word_table, cluster_prevalence
 from gasp.probe._probe import (
     Probe,
     ProbeConfig,
     ProbeResult,
     WordVectorSource,
+    probe_settings,
     probe_words,
     resolve_embeddings,
 )
@@ -40,7 +40,7 @@ __all__ = [
     "cluster_vectors",
     "english_zipf",
     "filter_words",
-    "probe_page",
+    "probe_settings",
     "probe_words",
     "resolve_embeddings",
     "significant_words",

@@ -1,13 +1,15 @@
 """The Probe step on audit results: cluster the marked words of one or more runs.
 
 The audit analysis writes the significant words of every subject to its
-:data:`gasp.analysis.MARKED_WORDS` table (columns subject, source, gender, word, ...).
+:data:`gasp.results.MARKED_WORDS` table (columns subject, source, gender, word, ...).
 Figure 5 of seed ``000`` clusters the words significant for the generations
 *associated* with women and men (``source == "associated"``) across models, so
 :func:`add_probe_tables` reads those rows of every run given, labels each run with its
-``meta["model_id"]`` and stores :data:`gasp.analysis.PROBE_CLUSTERS` and
-:data:`gasp.analysis.PROBE_SILHOUETTE` in the first results (``meta["probe"]`` holds
-the groups, k and the word-filter counts).
+``meta["model_id"]`` and stores :data:`gasp.results.PROBE_CLUSTERS` and
+:data:`gasp.results.PROBE_SILHOUETTE` in the first results with the clusters' layout
+(``meta["layouts"]``); ``meta["probe"]`` holds the groups, k and the word-filter
+counts, and ``meta["settings"]["probe"]`` the probe's settings (the cluster rules, k
+rule and grid, embeddings, word filter, seed).
 """
 
 from __future__ import annotations
@@ -18,9 +20,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._results import MARKED_WORDS, PROBE_CLUSTERS, PROBE_SILHOUETTE, AuditResults
 from gasp.errors import DataError
 from gasp.probe._probe import ProbeConfig, ProbeResult, WordVectorSource, probe_words
+from gasp.results import (
+    MARKED_WORDS,
+    PROBE_CLUSTERS,
+    PROBE_SILHOUETTE,
+    AuditResults,
+    probe_clusters_layout,
+)
 
 
 def words_from_results(
@@ -100,4 +108,9 @@ def add_probe_tables(
     meta["source"] = source
     meta["embeddings"] = embeddings if isinstance(embeddings, str) else type(embeddings).__name__
     target.meta["probe"] = meta
+    settings = dict(target.meta.get("settings") or {})
+    settings["probe"] = {"groups": [result.group_a, result.group_b], "source": source}
+    settings["probe"].update(result.settings)
+    target.meta["settings"] = settings
+    target.set_layout(PROBE_CLUSTERS, probe_clusters_layout(result.group_a, result.group_b))
     return result

@@ -92,6 +92,7 @@ class ProbeResult:
     k: int
     group_a: str
     group_b: str
+    settings: dict[str, Any] = field(default_factory=dict)
 
     def kept_clusters(self) -> pd.DataFrame:
         """The rows of the clusters kept for every model (the clusters of Figure 5)."""
@@ -231,6 +232,8 @@ def probe_words(
     clusters = summary.merge(prevalence, on="cluster", how="right")
     clusters = clusters.sort_values(["cluster", "model"], kind="mergesort", ignore_index=True)
     coverage = _coverage(table, set(embedded), [a, b])
+    settings = probe_settings(cfg, clustering_cfg, embeddings, seed)
+    settings["k"] = clustering.k
     return ProbeResult(
         clusters=clusters,
         silhouette=clustering.curve.reset_index(drop=True),
@@ -240,7 +243,38 @@ def probe_words(
         k=clustering.k,
         group_a=a,
         group_b=b,
+        settings=settings,
     )
+
+
+def probe_settings(
+    config: ProbeConfig,
+    clustering: ClusteringConfig,
+    embeddings: str | WordVectorSource,
+    seed: int | np.random.Generator,
+) -> dict[str, Any]:
+    """The settings of a probe as plain values (saved as ``settings["probe"]``).
+
+    ``k_fixed`` is the fixed number of clusters (None when chosen by ``k_rule`` over the
+    silhouette grid ``k_grid`` or ``k_min``..``k_max`` by ``k_step``).
+    """
+    emb = embeddings if isinstance(embeddings, str) else type(embeddings).__name__
+    return {
+        "embeddings": emb,
+        "seed": seed if isinstance(seed, int) else None,
+        "k_fixed": clustering.k,
+        "k_rule": clustering.k_rule,
+        "k_grid": list(clustering.k_grid) if clustering.k_grid is not None else None,
+        "k_min": clustering.k_min,
+        "k_max": clustering.k_max,
+        "k_step": clustering.k_step,
+        "min_ratio": config.prevalence.min_ratio,
+        "min_subjects": config.prevalence.min_subjects,
+        "min_zipf": config.filter.min_zipf,
+        "min_length": config.filter.min_length,
+        "remove_names": config.filter.remove_names,
+        "n_top_words": config.n_top_words,
+    }
 
 
 class Probe:

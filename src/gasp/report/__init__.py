@@ -1,14 +1,15 @@
-"""The audit report: one self-contained HTML file with CSV tables and PNG/SVG figures.
+"""The report: self-contained HTML pages rendered from saved results (it computes nothing).
 
-:func:`render_audit_report` renders one run, :func:`render_comparison_report` a
-comparison of models. The building blocks (:class:`ReportWriter`, :func:`page_shell`,
-:func:`html_table`, :func:`figure_html`, :func:`build_example_index`) let other
-commands write reports of the same look with clickable words.
+The framework (:class:`ReportWriter`, :func:`page_shell`, :func:`html_table`,
+:func:`figure_html`, the word browser fed by saved examples) serves any study; the
+More of the Same audit section is :func:`render_audit_report`, the comparison of
+models :func:`render_comparison_report`, the Probe's page :func:`probe_page`.
+:func:`render_run_report` finds a run's saved results and renders them: the report
+never opens a run store, never counts words and never associates genders.
 """
 
-from gasp.report._audit_report import REPORT_FILE, ReportOptions, render_audit_report
+from gasp.report._audit_report import render_audit_report
 from gasp.report._comparison_report import render_comparison_report
-from gasp.report._examples import EXAMPLE_GROUPS, build_example_index, split_cap, word_spans
 from gasp.report._figures import save_figure
 from gasp.report._html import (
     Section,
@@ -23,17 +24,25 @@ from gasp.report._html import (
     page_shell,
     redact,
 )
-from gasp.report._writer import ReportWriter, collect_words, word_columns
+from gasp.report._options import REPORT_FILE, ReportOptions
+from gasp.report._probe_page import ProbeView, probe_page
+from gasp.report._run_report import (
+    RunPaths,
+    locate_run,
+    render_run_report,
+    run_folder_paths,
+)
+from gasp.report._sections import page_examples
+from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
-    "EXAMPLE_GROUPS",
     "REPORT_FILE",
+    "ProbeView",
     "ReportOptions",
     "ReportWriter",
+    "RunPaths",
     "Section",
     "TableStyle",
-    "build_example_index",
-    "collect_words",
     "colour_scale",
     "escape",
     "figure_html",
@@ -41,12 +50,15 @@ __all__ = [
     "item_html",
     "json_for_script",
     "key_value_table",
+    "layout_style",
+    "locate_run",
+    "page_examples",
     "page_shell",
+    "probe_page",
     "redact",
     "render_audit_report",
     "render_comparison_report",
+    "render_run_report",
+    "run_folder_paths",
     "save_figure",
-    "split_cap",
-    "word_columns",
-    "word_spans",
 ]

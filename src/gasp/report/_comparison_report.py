@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gasp.analysis._results import MODEL_COMPARISON, PERCENT_CHANGE, AuditResults
-from gasp.report._audit_report import ReportOptions, add_comparison_items, add_other_tables
+from gasp.report._audit_probe import add_comparison_items
 from gasp.report._html import key_value_table
+from gasp.report._options import ReportOptions
+from gasp.report._sections import add_other_tables
 from gasp.report._writer import ReportWriter
+from gasp.results import MODEL_COMPARISON, PERCENT_CHANGE, AuditResults
 
 _INTRO = (
     "This report compares audits of two or more models run on the same study. For every "

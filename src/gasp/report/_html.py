@@ -296,7 +296,7 @@ def page_shell(
     """The complete, self-contained HTML page of ``sections``.
 
     ``examples`` is the word-to-generations index of
-    :func:`gasp.report.build_example_index` (embedded as JSON; words in tables
+    :func:`gasp.results.build_example_index` (embedded as JSON; words in tables
     open it). The page loads nothing from anywhere.
     """
     csp = (

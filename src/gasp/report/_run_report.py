@@ -1,5 +1,9 @@
 """Render the report of a stored run from its saved results (never calls a model).
 
+The report reads the results folder only (tables, settings, examples and the
+manifest the analysis saved); it never opens the run store.
+
+
 A run is found from any of: a run folder made by ``gasp run`` (``run.sqlite``,
 ``results/``, ``report/``), a run store file (results in ``<store>.results``
 beside it), or a results folder (``results.json``). Comparison results (``meta
@@ -10,14 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import pandas as pd
-
-from gasp.analysis._results import AuditResults
 from gasp.errors import DataError
-from gasp.report._audit_report import ReportOptions, render_audit_report
+from gasp.report._audit_report import render_audit_report
 from gasp.report._comparison_report import render_comparison_report
+from gasp.report._options import ReportOptions
+from gasp.results import AuditResults
 
 STORE_FILE = "run.sqlite"
 RESULTS_DIR = "results"
@@ -58,18 +60,6 @@ def locate_run(path: str | Path) -> RunPaths:
     raise DataError(f"no run at {p}: expected a run folder, a run store or a results folder")
 
 
-def load_run_inputs(store: Path | None) -> tuple[pd.DataFrame | None, dict[str, Any] | None]:
-    """The generations (errors left out) and the manifest of the run store, if there is one."""
-    if store is None or not store.is_file():
-        return None, None
-    from gasp.store import RunStore
-
-    with RunStore.open(store) as run:
-        samples = run.samples()
-        manifest = run.manifest() if run.has_manifest() else None
-    return samples, manifest
-
-
 def render_run_report(
     path: str | Path, out_dir: str | Path | None = None, options: ReportOptions | None = None
 ) -> Path:
@@ -79,5 +69,4 @@ def render_run_report(
     out = Path(out_dir) if out_dir is not None else paths.report
     if results.meta.get("kind") == "comparison":
         return render_comparison_report(results, out, options)
-    samples, manifest = load_run_inputs(paths.store)
-    return render_audit_report(results, out, samples=samples, manifest=manifest, options=options)
+    return render_audit_report(results, out, options=options)

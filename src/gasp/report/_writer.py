@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -21,18 +21,19 @@ from gasp.report._html import (
     page_shell,
     slug,
 )
+from gasp.results import TableLayout
 
 TABLES_DIR = "tables"
 FIGURES_DIR = "figures"
 
 
-def word_columns(df: pd.DataFrame) -> list[str]:
-    """Columns of ``df`` holding words: text columns whose name contains ``word``."""
-    return [
-        str(c)
-        for c in df.columns
-        if "word" in str(c).lower() and not pd.api.types.is_numeric_dtype(df[c])
-    ]
+def layout_style(layout: TableLayout) -> TableStyle:
+    """The rendering of a table from its saved layout (word and share columns)."""
+    return TableStyle(
+        word_columns=layout.word_columns,
+        share_columns=layout.share_columns,
+        percent=layout.percent,
+    )
 
 
 class ReportWriter:
@@ -40,8 +41,8 @@ class ReportWriter:
 
     ``out_dir`` receives ``<filename>`` (the page), ``tables/<name>.csv`` for every
     table added and ``figures/<name>.png`` and ``.svg`` for every figure added.
-    ``examples`` (from :func:`gasp.report.build_example_index`) makes the words in
-    word columns clickable; ``max_rows`` limits the rows of a table shown in the page.
+    ``examples`` (the saved index of :func:`gasp.results.build_example_index`) makes
+    the words in word columns clickable; ``max_rows`` limits the rows of a table shown in the page.
     """
 
     def __init__(
@@ -96,7 +97,8 @@ class ReportWriter:
     ) -> Path:
         """Write ``df`` as ``tables/<name>.csv`` and add it (escaped) to ``section``.
 
-        With ``collapsed`` the table is folded away behind a "show" toggle.
+        ``style`` names the word and share columns (none when not given). With
+        ``collapsed`` the table is folded away behind a "show" toggle.
         """
         name = self._unique(name)
         folder = self.out_dir / TABLES_DIR
@@ -104,9 +106,7 @@ class ReportWriter:
         path = folder / f"{name}.csv"
         df.to_csv(path, index=False)
         self.tables_written.append(path)
-        if style is None:
-            style = TableStyle(word_columns=word_columns(df))
-        style = replace(style, max_rows=self.max_rows)
+        style = replace(style or TableStyle(), max_rows=self.max_rows)
         body = html_table(df, style=style, known_words=self.known_words, table_id=f"t-{name}")
         if collapsed:
             body = (
@@ -175,18 +175,3 @@ class ReportWriter:
             for file in folder.iterdir():
                 if file.is_file() and file.suffix in suffixes and file.resolve() not in written:
                     file.unlink()
-
-
-def collect_words(tables: Iterable[pd.DataFrame | None]) -> list[str]:
-    """Every word in the word columns of ``tables`` (comma-separated lists split), sorted."""
-    words: set[str] = set()
-    for df in tables:
-        if df is None or df.empty:
-            continue
-        for col in word_columns(df):
-            for value in df[col].dropna().astype(str):
-                for part in value.replace(";", ",").split(","):
-                    part = part.strip().lower()
-                    if part:
-                        words.add(part)
-    return sorted(words)

@@ -1,4 +1,4 @@
-"""The word -> example generations index embedded in a report.
+"""The word -> example generations index of a report's word browser, chosen at analysis time.
 
 For each significant word the index keeps up to ``cap`` generations that contain
 it, shared as evenly as possible among the groups (the gender named in the
@@ -11,21 +11,22 @@ tokenizer behind every statistic uses, so ``She's`` is highlighted for ``shes``.
 Generations are chosen by a seeded random rank shared by all words, so the words
 of one report tend to reuse the same generations and the embedded data stays small.
 Spans are counted in UTF-16 code units, the unit of JavaScript strings.
+
+The analysis saves the index with its results (``examples.json``); the report embeds
+it, keeping at most its own ``examples_per_word`` per word with :func:`trim_examples`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from gasp.associate import associate_counts
 from gasp.errors import DataError
-from gasp.report._html import plain_text
-from gasp.text import count_words, normalize
+from gasp.text import DocTermCounts, count_words, normalize
 
 #: Example groups in display order: (key, label).
 EXAMPLE_GROUPS: tuple[tuple[str, str], ...] = (
@@ -39,6 +40,29 @@ EXAMPLE_GROUPS: tuple[tuple[str, str], ...] = (
 )
 _GENDERS = frozenset({"F", "M", "N"})
 _CHUNK = re.compile(r"\S+")
+
+
+def _plain(value: object) -> str:
+    """``value`` as text, with None and missing values blank."""
+    if value is None:
+        return ""
+    try:
+        if pd.isna(value):  # type: ignore[call-overload]
+            return ""
+    except (TypeError, ValueError):
+        pass
+    return str(value)
+
+
+def sample_id(row: Mapping[str, Any]) -> str:
+    """The id of a generation: its ``item_id`` and sample index when the row has an item id,
+    else ``template/subject/condition/sample_index``."""
+    index = _plain(row.get("sample_index"))
+    item = _plain(row.get("item_id"))
+    if item:
+        return f"{item}#{index}" if index else item
+    parts = [_plain(row.get(k)) for k in ("template", "subject", "condition")]
+    return "/".join([*parts, index])
 
 
 def _clean_label(value: object) -> str | None:
@@ -90,20 +114,24 @@ def word_spans(text: str, word: str) -> list[int]:
 
 
 def build_example_index(
-    samples: pd.DataFrame,
+    samples: pd.DataFrame | None,
     words: Iterable[str],
     cap: int = 50,
     seed: int = 0,
     per_page: int = 10,
+    counts: DocTermCounts | None = None,
 ) -> dict[str, Any]:
     """The example index of ``words`` over ``samples`` (JSON-ready).
 
     ``samples`` needs a ``text`` column; ``subject``, ``template``, ``named_gender``
     and ``associated_gender`` are used when present (the association is computed
-    with :func:`gasp.associate.associate_counts` over the counts built here when absent). Returns
-    ``{"docs": [[text, subject, template, named, associated], ...], "words": {word:
-    {"g": {group: [[doc, spans], ...]}, "n": {group: total}}}, "groups": [...],
-    "cap": cap, "per_page": per_page}``.
+    with :func:`gasp.associate.associate_counts` over the counts built here when absent),
+    and ``item_id``, ``condition`` and ``sample_index`` name each generation (see
+    :func:`sample_id`). Returns ``{"docs": [[text, subject, template, named,
+    associated], ...], "sample_ids": [id of each doc], "words": {word: {"g": {group:
+    [[doc, spans], ...]}, "n": {group: total}}}, "groups": [...], "cap": cap, "seed":
+    seed, "per_page": per_page}``. ``counts`` (one row per row of ``samples``, from
+    :func:`gasp.text.count_words`) saves counting the texts again.
     """
     if cap < 1:
         raise DataError(f"the example cap must be at least 1, got {cap}")
@@ -112,20 +140,31 @@ def build_example_index(
         "docs": [],
         "words": {},
         "groups": [list(g) for g in EXAMPLE_GROUPS],
+        "sample_ids": [],
         "cap": cap,
+        "seed": seed,
         "per_page": per_page,
     }
     if samples is None or samples.empty or not wanted or "text" not in samples:
         return base
-    frame = samples[samples["text"].notna()].reset_index(drop=True)
-    frame = frame[frame["text"].astype(str).str.strip() != ""].reset_index(drop=True)
+    keep = samples["text"].notna() & (samples["text"].astype(str).str.strip() != "")
+    frame = samples[keep].reset_index(drop=True)
     if frame.empty:
         return base
     texts = frame["text"].astype(str).tolist()
-    counts = count_words(texts)
+    if counts is not None and counts.n_documents != len(samples):
+        raise DataError("the counts must have one row per sample")
+    if counts is None:
+        counts = count_words(texts)
+    elif not bool(keep.all()):
+        counts = DocTermCounts(
+            matrix=counts.matrix[np.flatnonzero(keep.to_numpy())], vocabulary=counts.vocabulary
+        )
     associated = None
     if "associated_gender" not in frame:
         # Reuse the counts: the association would otherwise count every text again.
+        from gasp.associate import associate_counts
+
         associated = associate_counts(texts, counts).genders
     named, assoc = sample_genders(frame, associated)
     groups = np.array([group_key(n, a) for n, a in zip(named, assoc, strict=True)], dtype=object)
@@ -139,13 +178,13 @@ def build_example_index(
 
     doc_ids: dict[int, int] = {}
     docs: list[list[Any]] = []
+    ids: list[str] = []
+    id_columns = [
+        c for c in ("item_id", "template", "subject", "condition", "sample_index") if c in frame
+    ]
     spans_of: dict[int, dict[str, list[int]]] = {}
-    subjects = (
-        [plain_text(v) for v in frame["subject"]] if "subject" in frame else [""] * len(texts)
-    )
-    templates = (
-        [plain_text(v) for v in frame["template"]] if "template" in frame else [""] * len(texts)
-    )
+    subjects = [_plain(v) for v in frame["subject"]] if "subject" in frame else [""] * len(texts)
+    templates = [_plain(v) for v in frame["template"]] if "template" in frame else [""] * len(texts)
     out_words: dict[str, Any] = {}
     for j, word in enumerate(words_present):
         rows = sub.indices[sub.indptr[j] : sub.indptr[j + 1]]
@@ -165,11 +204,13 @@ def build_example_index(
                     docs.append(
                         [texts[r], subjects[r], templates[r], named[r] or "", assoc[r] or ""]
                     )
+                    ids.append(sample_id(frame.iloc[r][id_columns].to_dict()))
                     spans_of[r] = _all_spans(texts[r])
                 items.append([doc_ids[r], spans_of[r].get(word, [])])
             entry_g[key] = items
         out_words[word] = {"g": entry_g, "n": {k: int(v.size) for k, v in members.items()}}
     base["docs"] = docs
+    base["sample_ids"] = ids
     base["words"] = out_words
     return base
 
@@ -189,6 +230,48 @@ def split_cap(cap: int, sizes: dict[str, int]) -> dict[str, int]:
         quota[key] += extra
         remaining -= extra
     return quota
+
+
+def trim_examples(
+    examples: Mapping[str, Any], cap: int | None = None, per_page: int | None = None
+) -> dict[str, Any]:
+    """A copy of a saved index keeping at most ``cap`` examples per word (no recount).
+
+    The kept examples are the first ones saved in each group (the saved order is the
+    seeded random order), shared among groups by :func:`split_cap` as when the index
+    was built; a ``cap`` above the saved one keeps everything saved. Docs no word
+    refers to any more are dropped.
+    """
+    out = dict(examples)
+    saved_cap = int(examples.get("cap") or 0)
+    if per_page is not None:
+        out["per_page"] = per_page
+    if cap is None or (saved_cap and cap >= saved_cap):
+        return out
+    if cap < 1:
+        raise DataError(f"the example cap must be at least 1, got {cap}")
+    old_docs = list(examples.get("docs", []))
+    old_ids = list(examples.get("sample_ids", []))
+    new_index: dict[int, int] = {}
+    words: dict[str, Any] = {}
+    for word, entry in dict(examples.get("words", {})).items():
+        groups = {k: list(v) for k, v in dict(entry.get("g", {})).items()}
+        quota = split_cap(cap, {k: len(v) for k, v in groups.items()})
+        kept: dict[str, list[Any]] = {}
+        for key, items in groups.items():
+            kept[key] = []
+            for doc, spans in items[: quota[key]]:
+                if doc not in new_index:
+                    new_index[doc] = len(new_index)
+                kept[key].append([new_index[doc], spans])
+        words[word] = {"g": kept, "n": dict(entry.get("n", {}))}
+    order = sorted(new_index, key=new_index.__getitem__)
+    out["docs"] = [old_docs[d] for d in order]
+    if old_ids:
+        out["sample_ids"] = [old_ids[d] for d in order]
+    out["words"] = words
+    out["cap"] = cap
+    return out
 
 
 def _all_spans(text: str) -> dict[str, list[int]]:

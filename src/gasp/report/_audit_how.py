@@ -1,0 +1,209 @@
+"""The "How they are represented" section of the More of the Same audit report.
+
+Its sentences that state a rule (significance, calibrated or plain Marked Words, the
+sampling threshold, bootstrap and permutations) are worded from the saved settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+
+from gasp.report import _figures as figs
+from gasp.report import _rules as rules
+from gasp.report._html import Section, escape, item_html, word_button
+from gasp.report._writer import ReportWriter, layout_style
+from gasp.results import (
+    EXCLUDED,
+    MARKED_WORDS,
+    MARKED_WORDS_BY_GROUP,
+    SRB_SCORES,
+    SRB_TEST,
+    WORD_TABLES,
+    AuditResults,
+)
+
+_CATEGORY_LABELS = {
+    "both": "bold: significant for the associated and the named gender",
+    "associated_and_other_named": "underlined: significant for the associated gender and the "
+    "other named gender",
+    "named_only": "gray: significant only where the prompt named the gender",
+    "associated_only": "plain: significant only for the associated gender",
+}
+
+
+def table15_html(
+    words: pd.DataFrame, known_words: frozenset[str], keys: Sequence[str]
+) -> str | None:
+    """Table 15 as in the paper: one row per ``keys`` (subject, template, gender), words
+    styled by category (bold, underlined, gray, plain). None when ``words`` lacks them."""
+    keys = list(keys)
+    needed = {"word", "category", *keys}
+    if not keys or not needed <= set(words.columns):
+        return None
+    if words.empty:
+        return '<p class="empty">No significant words for this run.</p>'
+    rows = []
+    for key, part in words.groupby(keys, sort=False, dropna=False):
+        values = key if isinstance(key, tuple) else (key,)
+        cells = "".join(f'<td class="txt">{escape(v)}</td>' for v in values)
+        items = []
+        for word, category in zip(
+            part["word"].astype(str), part["category"].astype(str), strict=True
+        ):
+            cls = f"cat-{category}" if category in _CATEGORY_LABELS else ""
+            if word.lower() in known_words:
+                items.append(word_button(word.lower(), cls))
+            else:
+                items.append(f'<span class="{escape(cls)}">{escape(word)}</span>')
+        rows.append(f'<tr>{cells}<td class="words">{", ".join(items)}</td></tr>')
+    head = "".join(f'<th scope="col">{escape(k)}</th>' for k in keys) + "<th>words</th>"
+    legend = "".join(
+        f'<span class="cat-{escape(c)}">{escape(label)}</span>'
+        for c, label in _CATEGORY_LABELS.items()
+    )
+    return (
+        f'<p class="legend">{legend}</p><div class="table-wrap"><table class="data">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
+    settings = results.settings
+    srb = results.get(SRB_SCORES)
+    test = results.get(SRB_TEST)
+    excluded = results.get(EXCLUDED)
+    writer.figure(
+        sec,
+        "figure3_srb",
+        figs.srb_figure(srb),
+        "Figure 3: Subset Representational Bias per occupation",
+        "For each occupation, the SRB score of the words marking generations associated "
+        "with women (pink) and with men (green): the Chamfer distance of their embeddings "
+        f"({rules.embeddings_name(settings)}) to the words of prompts naming women minus that "
+        "to the words of prompts naming men. It ranges from -2 to 2. Negative: closer to how "
+        "the model describes named women; positive: closer to named men; "
+        f"{rules.interval_phrase(settings)}. Pink dots left of zero and green dots right of "
+        "it mean that unprompted generations reproduce the gendered descriptions of prompted "
+        "ones.",
+    )
+    if srb is not None:
+        writer.table(
+            sec,
+            SRB_SCORES,
+            srb,
+            "SRB scores per occupation",
+            "One row per occupation (and template when not pooled) and associated gender: "
+            "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
+            "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
+            "marked words with an embedding; ci_low and ci_high bound the bootstrap interval; "
+            "reason says why a score is missing.",
+            layout_style(results.layout(SRB_SCORES)),
+        )
+    if test is not None:
+        writer.table(
+            sec,
+            SRB_TEST,
+            test,
+            "Table 13: are associated women and men described differently?",
+            "Welch's t-test compares the SRB scores of associated women with those of "
+            "associated men across occupations (statistic, p_value, df, with the mean score "
+            "of each group); the permutation test shuffles the associated F/M labels within "
+            "each occupation and reports how often a shuffle gives a statistic at least as "
+            f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
+            "groups are described differently.",
+            layout_style(results.layout(SRB_TEST)),
+        )
+    if excluded is not None:
+        writer.table(
+            sec,
+            EXCLUDED,
+            excluded,
+            "Occupations left out, and why",
+            f"{rules.sampling_sentence(settings)} Those that do not are listed with the step "
+            "they were left out of and the reason.",
+            layout_style(results.layout(EXCLUDED)),
+        )
+
+
+def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
+    settings = results.settings
+    method = rules.method_name(settings)
+    words = results.get(WORD_TABLES)
+    marked = results.get(MARKED_WORDS)
+    grouped = results.get(MARKED_WORDS_BY_GROUP)
+    if words is not None:
+        layout = results.layout(WORD_TABLES)
+        compact = table15_html(words, writer.known_words, layout.keys)
+        if compact is not None:
+            sec.add(
+                item_html(
+                    "Table 15: significant words per occupation and gender",
+                    f"For each occupation and associated gender, the words {method} finds "
+                    "significant, most significant first. The style says where else the word "
+                    "is significant: bold words are also significant where the prompt named "
+                    "the same gender (the unprompted text reproduces the prompted "
+                    "description), underlined ones where it named the other gender, gray ones "
+                    "only where the gender was named. Click a word to read the generations "
+                    "that use it.",
+                    compact,
+                    ident="table15",
+                )
+            )
+        writer.table(
+            sec,
+            WORD_TABLES,
+            words,
+            "Table 15 data: words with their category and z-scores",
+            "One row per word: its category (as styled above), its summed z-score for the "
+            "associated gender (z_associated) and for the named gender of its category "
+            "(z_named), and whether it is a pronoun.",
+            layout_style(layout),
+            collapsed=compact is not None,
+        )
+    if grouped is not None:
+        writer.table(
+            sec,
+            MARKED_WORDS_BY_GROUP,
+            grouped,
+            "Significant words per occupation, source and gender",
+            "Every significant word listed per occupation, template, source ('named': the "
+            "prompt named the gender; 'associated': the gender was inferred) and gender, "
+            "most significant first (the full statistics are in the next table). Click a "
+            "word to read the generations that use it.",
+            layout_style(results.layout(MARKED_WORDS_BY_GROUP)),
+        )
+    if marked is not None:
+        writer.table(
+            sec,
+            MARKED_WORDS,
+            marked,
+            "Marked words with their statistics",
+            "One row per significant word: the group it marks (source and gender) against "
+            "the unmarked group(s), its count in the target group, and its z-scores (z_min "
+            "is the smallest over the unmarked groups). Significance rule: "
+            f"{rules.significance_short(settings)}.",
+            layout_style(results.layout(MARKED_WORDS)),
+            collapsed=True,
+        )
+
+
+def add_how_section(writer: ReportWriter, results: AuditResults) -> None:
+    """Figure 3, Tables 13 and 15 and the marked words: how the groups are described."""
+    names = (SRB_SCORES, SRB_TEST, MARKED_WORDS, WORD_TABLES, EXCLUDED, MARKED_WORDS_BY_GROUP)
+    if all(results.get(name) is None for name in names):
+        return
+    settings = results.settings
+    sec = writer.section(
+        "How they are represented",
+        "Even when women and men appear equally often, they may be described differently. "
+        f"{rules.method_name(settings)} finds the words used significantly more often for one "
+        f"group than another ({rules.prior_phrase(settings)}; "
+        f"{rules.significance_short(settings)}). {rules.significance_sentence(settings)} The "
+        "Subset Representational Bias (SRB) score then asks whether the words marking "
+        "generations associated with women (or men) resemble the words marking generations "
+        "whose prompt named women, or those that named men.",
+    )
+    _srb_items(writer, results, sec)
+    _word_items(writer, results, sec)

@@ -1,0 +1,60 @@
+"""Parts of a report that any study's results have: examples, other tables, settings, manifest."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from gasp.report._html import key_value_table
+from gasp.report._options import ReportOptions
+from gasp.report._writer import ReportWriter, layout_style
+from gasp.results import AuditResults, trim_examples
+
+#: Keys of ``AuditResults.meta`` shown elsewhere in the page (or not meant for readers).
+_HIDDEN_META = frozenset({"manifest", "layouts"})
+
+
+def page_examples(results: AuditResults, options: ReportOptions) -> dict[str, Any] | None:
+    """The saved examples as embedded in the page: at most ``examples_per_word`` per word."""
+    if results.examples is None:
+        return None
+    index = trim_examples(results.examples, options.examples_per_word, options.per_page)
+    index.pop("sample_ids", None)  # the page shows texts; the ids stay in examples.json
+    return index
+
+
+def add_other_tables(writer: ReportWriter, results: AuditResults, done: set[str]) -> None:
+    """Every table of ``results`` not in ``done``, rendered with its saved layout."""
+    rest = [name for name in sorted(results.tables) if name not in done]
+    if not rest:
+        return
+    sec = writer.section("Other tables", "Further tables the analysis produced, as written.")
+    for name in rest:
+        writer.table(
+            sec,
+            name,
+            results.tables[name],
+            name.replace("_", " ").capitalize(),
+            "A table of this run's results; see the CSV for every row.",
+            layout_style(results.layout(name)),
+        )
+
+
+def add_manifest(
+    writer: ReportWriter, results: AuditResults, manifest: Mapping[str, Any] | None
+) -> None:
+    """The run manifest and the analysis settings, as saved."""
+    sec = writer.section(
+        "Run manifest",
+        "What produced these results: the model, its decoding settings, the seed, the study "
+        "and the package versions, so the run can be reproduced. Secrets such as API keys "
+        "are never recorded here.",
+    )
+    if manifest:
+        sec.add(key_value_table(manifest))
+    else:
+        sec.add_paragraph("No run manifest was available.", cls="note")
+    meta = {k: v for k, v in results.meta.items() if k not in _HIDDEN_META}
+    if meta:
+        sec.add("<h3>Analysis settings</h3>")
+        sec.add(key_value_table(meta))
