@@ -19,10 +19,15 @@ from pathlib import Path
 
 import pandas as pd
 
-from gasp.analysis import AnalysisConfig, AuditResults, analyze_run, analyze_samples
-from gasp.analysis._synthetic import synthetic_samples
 from gasp.embeddings import load_embeddings
 from gasp.store import RunStore, SampleRecord
+from gasp.studies.more_of_the_same.analysis import (
+    AnalysisConfig,
+    AuditResults,
+    analyze_run,
+    analyze_samples,
+)
+from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
 
 PLANTED = {
     "F": ["yoga", "empathy", "advocate", "diversity", "inspire"],

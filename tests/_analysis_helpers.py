@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from gasp.analysis._synthetic import content_vocabulary
 from gasp.embeddings import ArrayEmbeddings
+from gasp.studies.more_of_the_same.analysis._synthetic import content_vocabulary
 
 PLANTED = {
     "F": ["yoga", "empathy", "advocate", "diversity"],

@@ -59,10 +59,10 @@ def generations(seed: int = 7) -> pd.DataFrame:
 
 def selections() -> dict[str, Any]:
     """The marked words of every path under every rule of :data:`RULES`."""
-    from gasp.analysis._config import AnalysisConfig
-    from gasp.analysis._resampled import Pair, group_totals, marked_sets
     from gasp.probe._significant import GenerationColumns, significant_words
     from gasp.stats import calibrated_marked_words, marked_words
+    from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
+    from gasp.studies.more_of_the_same.analysis._resampled import Pair, group_totals, marked_sets
     from gasp.text import count_words
 
     table = generations()

@@ -12,7 +12,8 @@ from scipy import stats
 from typer.testing import CliRunner
 
 from _analysis_helpers import PLANTED, random_embeddings
-from gasp.analysis import (
+from gasp.errors import DataError
+from gasp.studies.more_of_the_same.analysis import (
     AnalysisConfig,
     AuditResults,
     analyze_samples,
@@ -21,10 +22,9 @@ from gasp.analysis import (
     prepare_run,
     word_tables,
 )
-from gasp.analysis._resampled import Pair, group_totals, marked_sets
-from gasp.analysis._synthetic import synthetic_samples
-from gasp.analysis._units import UnitAnalysis, build_units
-from gasp.errors import DataError
+from gasp.studies.more_of_the_same.analysis._resampled import Pair, group_totals, marked_sets
+from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
+from gasp.studies.more_of_the_same.analysis._units import UnitAnalysis, build_units
 
 
 @pytest.fixture(scope="module")
@@ -226,7 +226,7 @@ def test_cli_analyze_missing_store(tmp_path: Path) -> None:
 
 
 def test_estimator_twin_matches_the_function(planted: pd.DataFrame) -> None:
-    from gasp.analysis import RunAudit
+    from gasp.studies.more_of_the_same.analysis import RunAudit
 
     config = AnalysisConfig(threshold=1.0, n_bootstrap=0, n_permutations=0)
     emb = random_embeddings()

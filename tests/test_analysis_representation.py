@@ -8,15 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gasp.analysis import AnalysisConfig
-from gasp.analysis._prepare import BLSFigure, prepare_run
-from gasp.analysis._representation import (
+from gasp.errors import DataError
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._prepare import BLSFigure, prepare_run
+from gasp.studies.more_of_the_same.analysis._representation import (
     association_accuracy_table,
     capture_rate_table,
     decile_table,
     representation_table,
 )
-from gasp.errors import DataError
 
 
 def _row(template: str, condition: str, text: str, error: str | None = None) -> dict[str, object]:

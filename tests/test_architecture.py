@@ -83,9 +83,7 @@ def test_no_package_imports_another_packages_private_module() -> None:
 def test_study_packages_do_not_import_each_other() -> None:
     def other_study(source: str, target: str) -> bool:
         a, b = _package_of(source), _package_of(target)
-        return (
-            a.startswith("gasp.studies.") and b.startswith("gasp.studies.") and a != b
-        )
+        return a.startswith("gasp.studies.") and b.startswith("gasp.studies.") and a != b
 
     assert _violations(other_study) == []
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 from _analysis_helpers import random_embeddings
-from gasp.analysis import AnalysisConfig, analyze_samples
-from gasp.analysis._synthetic import synthetic_samples
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig, analyze_samples
+from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
 from gasp.text import PRONOUNS
 
 

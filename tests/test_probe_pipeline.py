@@ -11,21 +11,11 @@ from typer.testing import CliRunner
 
 from gasp.cli import app
 from gasp.errors import DataError
-from gasp.probe import (
-    GenerationColumns,
-    add_probe_tables,
-    probe_words,
-    significant_words,
-    words_from_results,
-)
+from gasp.probe import GenerationColumns, probe_words, significant_words
 from gasp.report import probe_page
-from gasp.results import (
-    MARKED_WORDS,
-    PROBE_CLUSTERS,
-    PROBE_SILHOUETTE,
-    AuditResults,
-    build_example_index,
-)
+from gasp.results import AuditResults, build_example_index
+from gasp.studies.more_of_the_same._tables import MARKED_WORDS, PROBE_CLUSTERS, PROBE_SILHOUETTE
+from gasp.studies.more_of_the_same.probe import add_probe_tables, words_from_results
 from test_probe import NO_NAME_FILTER, PlantedVectors, planted_table
 
 

@@ -10,17 +10,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gasp.analysis import AnalysisConfig, marked_words_by_group
-from gasp.report import (
-    TableStyle,
-    colour_scale,
-    html_table,
-    json_for_script,
-    redact,
-    render_audit_report,
-    render_comparison_report,
-)
-from gasp.results import (
+from gasp.report import TableStyle, colour_scale, html_table, json_for_script, redact
+from gasp.results import AuditResults, build_example_index
+from gasp.studies.more_of_the_same._tables import (
     ASSOCIATION_ACCURACY,
     AUDIT_LAYOUTS,
     CAPTURE_RATE,
@@ -35,10 +27,10 @@ from gasp.results import (
     REPRESENTATION,
     SRB_SCORES,
     SRB_TEST,
-    AuditResults,
-    build_example_index,
     probe_clusters_layout,
 )
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig, marked_words_by_group
+from gasp.studies.more_of_the_same.report import render_audit_report, render_comparison_report
 
 SCRIPT_TEXT = "The engineer <script>window.__pwned=1</script> wrote empathy code."
 IMG_TEXT = 'She <img src=x onerror="window.__pwned=2"> leads with empathy & care.'

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from gasp.analysis import AnalysisConfig, analyze_run
 from gasp.runner import RunOptions, generate
 from gasp.store import RunStore, backup_path, read_manifest
 from gasp.studies.more_of_the_same import more_of_the_same
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig, analyze_run
 
 GOLDEN_V1 = Path(__file__).parent / "golden" / "store_schema_v1.sql"
 V1_SAMPLE_COLUMNS = (

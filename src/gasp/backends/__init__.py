@@ -24,7 +24,7 @@ from gasp.backends._faults import (
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._options import parse_model_options
-from gasp.backends._personas import PersonaMix, persona_text
+from gasp.backends._personas import PersonaMix, persona_text, stable_int
 from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
 from gasp.backends._resilient import RequestSource, ResilientModel
 from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend
@@ -66,4 +66,5 @@ __all__ = [
     "redact_url",
     "require_capability",
     "resolve_backend",
+    "stable_int",
 ]

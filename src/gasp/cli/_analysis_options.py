@@ -21,6 +21,12 @@ MinShareOption = Annotated[
 PerTemplateOption = Annotated[
     bool, typer.Option("--per-template", help="Marked words and SRB per template.")
 ]
+ThresholdOption = Annotated[
+    float | None, typer.Option(help="z-score a marked word must exceed (default 1.96).")
+]
+ExamplesPerWordOption = Annotated[
+    int | None, typer.Option(help="Example generations saved per significant word (default 50).")
+]
 FdrOption = Annotated[
     float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
 ]
@@ -43,35 +49,41 @@ def analysis_options(
     min_samples: int | None,
     min_share: float | None,
     per_template: bool,
+    threshold: float | None = None,
     fdr: float | None,
     plain: bool,
     embeddings: str | None,
     bootstrap: int | None,
     permutations: int | None,
-    seed: int,
+    seed: int | None,
+    examples_per_word: int | None = None,
 ) -> dict[str, Any]:
     """The analysis options by name, as the study types read them."""
     return {
         "min_samples": min_samples,
         "min_share": min_share,
         "per_template": per_template,
+        "threshold": threshold,
         "fdr": fdr,
         "plain": plain,
         "embeddings": embeddings,
         "bootstrap": bootstrap,
         "permutations": permutations,
         "seed": seed,
+        "examples_per_word": examples_per_word,
     }
 
 
 __all__ = [
     "BootstrapOption",
     "EmbeddingsOption",
+    "ExamplesPerWordOption",
     "FdrOption",
     "MinSamplesOption",
     "MinShareOption",
     "PerTemplateOption",
     "PermutationsOption",
     "PlainOption",
+    "ThresholdOption",
     "analysis_options",
 ]

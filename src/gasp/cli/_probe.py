@@ -28,12 +28,12 @@ from gasp.probe import (
     ProbeConfig,
     ProbeResult,
     WordFilterConfig,
-    add_probe_tables,
     probe_words,
     significant_words,
 )
 from gasp.report import probe_page
 from gasp.results import AuditResults, build_example_index
+from gasp.studies.more_of_the_same.probe import add_probe_tables
 
 
 class MethodChoice(StrEnum):

@@ -177,9 +177,10 @@ def run_command(
         bootstrap=bootstrap,
         permutations=permutations,
         seed=seed,
+        examples_per_word=examples_per_word,
     )
-    probe = {"embeddings": probe_embeddings, "seed": seed, "quick": quick}
-    report = {"examples_per_word": examples_per_word, "seed": seed}
+    probe = {"embeddings": probe_embeddings, "seed": seed}
+    report = {"examples_per_word": examples_per_word}
     if out is None:
         name = f"{'quick-' if quick else ''}{_slug(Path(study).stem)}-{_slug(model)}"
         out = Path("runs") / name

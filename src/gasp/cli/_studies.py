@@ -55,14 +55,13 @@ def report_command(
     examples_per_word: Annotated[
         int, typer.Option(help="Example generations shown per significant word.")
     ] = 50,
-    seed: Annotated[int, typer.Option(help="Seed choosing which examples are shown.")] = 0,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
-    options = {"examples_per_word": examples_per_word, "seed": seed}
+    options = {"examples_per_word": examples_per_word}
     path = study.report(paths.results, out if out is not None else paths.report, options)
     typer.echo(str(path))
 

@@ -1,6 +1,5 @@
 """Probe: cluster the significant words into patterns and measure their prevalence per group."""
 
-from gasp.probe._audit import add_probe_tables, words_from_results
 from gasp.probe._clustering import (
     Clustering,
     ClusteringConfig,
@@ -33,7 +32,6 @@ __all__ = [
     "SignificantWords",
     "WordFilterConfig",
     "WordVectorSource",
-    "add_probe_tables",
     "check_word_table",
     "choose_k",
     "cluster_prevalence",
@@ -45,5 +43,4 @@ __all__ = [
     "resolve_embeddings",
     "significant_words",
     "unit_rows",
-    "words_from_results",
 ]

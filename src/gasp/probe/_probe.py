@@ -14,8 +14,8 @@ significant words, one row per (model, subject, group, word), and
    for one group and present in at least 3 subjects (:mod:`gasp.probe._prevalence`).
 
 Tables of a :class:`ProbeResult` (``clusters`` is stored as
-:data:`gasp.analysis.PROBE_CLUSTERS`, ``silhouette`` as
-:data:`gasp.analysis.PROBE_SILHOUETTE`):
+:data:`gasp.studies.more_of_the_same.analysis.PROBE_CLUSTERS`, ``silhouette`` as
+:data:`gasp.studies.more_of_the_same.analysis.PROBE_SILHOUETTE`):
 
 ``clusters`` (one row per cluster and model, Figure 5)
     ``cluster`` (id), ``words`` (the ``n_top_words`` words closest to the centroid,

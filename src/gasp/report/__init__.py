@@ -1,16 +1,15 @@
 """The report: self-contained HTML pages rendered from saved results (it computes nothing).
 
 The framework (:class:`ReportWriter`, :func:`page_shell`, :func:`html_table`,
-:func:`figure_html`, the word browser fed by saved examples) serves any study; the
-More of the Same audit section is :func:`render_audit_report`, the comparison of
-models :func:`render_comparison_report`, the Probe's page :func:`probe_page`.
-:func:`render_run_report` finds a run's saved results and renders them: the report
-never opens a run store, never counts words and never associates genders.
+:func:`figure_html`, :func:`save_figure`, the word browser fed by saved examples, the
+sentences of :mod:`gasp.report.rules` that state a saved rule) serves every study; each
+study builds its section with it from its saved results. The Probe's page is
+:func:`probe_page`. The report never opens a run store, never counts words and never
+associates genders.
 """
 
-from gasp.report._audit_report import render_audit_report
-from gasp.report._comparison_report import render_comparison_report
-from gasp.report._figures import save_figure
+from gasp.report import rules
+from gasp.report._figures import new_figure, save_figure
 from gasp.report._html import (
     Section,
     TableStyle,
@@ -23,16 +22,11 @@ from gasp.report._html import (
     key_value_table,
     page_shell,
     redact,
+    word_button,
 )
 from gasp.report._options import REPORT_FILE, ReportOptions
 from gasp.report._probe_page import ProbeView, probe_page
-from gasp.report._run_report import (
-    RunPaths,
-    locate_run,
-    render_run_report,
-    run_folder_paths,
-)
-from gasp.report._sections import page_examples
+from gasp.report._sections import add_manifest, add_other_tables, page_examples
 from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
@@ -40,9 +34,10 @@ __all__ = [
     "ProbeView",
     "ReportOptions",
     "ReportWriter",
-    "RunPaths",
     "Section",
     "TableStyle",
+    "add_manifest",
+    "add_other_tables",
     "colour_scale",
     "escape",
     "figure_html",
@@ -51,14 +46,12 @@ __all__ = [
     "json_for_script",
     "key_value_table",
     "layout_style",
-    "locate_run",
+    "new_figure",
     "page_examples",
     "page_shell",
     "probe_page",
     "redact",
-    "render_audit_report",
-    "render_comparison_report",
-    "render_run_report",
-    "run_folder_paths",
+    "rules",
     "save_figure",
+    "word_button",
 ]

@@ -13,14 +13,13 @@ class ReportOptions:
 
     ``examples_per_word`` caps the example generations shown per word: the report
     keeps at most that many of those the analysis saved (it never adds any; the
-    analysis's ``examples_per_word`` bounds what is saved). ``examples_seed`` is kept
-    for callers of earlier versions: which examples exist was seeded at analysis time.
+    analysis's ``examples_per_word`` bounds what is saved, and which examples exist was
+    seeded at analysis time).
     ``per_page`` is the number shown at a time, ``max_rows`` the rows of a table
     shown in the page (the CSV file always has all of them).
     """
 
     examples_per_word: int = 50
-    examples_seed: int = 0
     per_page: int = 10
     max_rows: int = 1000
     filename: str = REPORT_FILE

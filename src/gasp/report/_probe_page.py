@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 import pandas as pd
 
-from gasp.report import _rules as rules
+from gasp.report import rules
 from gasp.report._html import Section, TableStyle, html_table, item_html, page_shell
 
 

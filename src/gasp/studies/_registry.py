@@ -64,8 +64,11 @@ class StudyType(abc.ABC):
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """Render the report from saved results only; return the HTML file."""
 
-    def compare(self, results: Sequence[Path], out: Path, options: Mapping[str, Any]) -> Path:
-        """Compare several runs of this study (default: not supported)."""
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Compare several analysed runs of this study into ``out``; a short summary
+        (default: not supported)."""
         raise ConfigError(f"study {self.name!r} has no comparison across runs")
 
 

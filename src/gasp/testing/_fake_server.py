@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from aiohttp import web
 
-from gasp.backends._personas import PersonaMix, persona_text, stable_int
+from gasp.backends import PersonaMix, persona_text, stable_int
 
 FAULT_KINDS = (
     "rate_limit",

@@ -106,7 +106,7 @@ class MoreOfTheSame(StudyType):
         }
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
-        """Who is represented and how (see :mod:`gasp.analysis`), saved to ``results``."""
+        """Who is represented and how (:mod:`.analysis`), saved to ``results``."""
         from gasp.studies.more_of_the_same._steps import analyze_step
 
         return analyze_step(store, results, options)
@@ -123,11 +123,13 @@ class MoreOfTheSame(StudyType):
 
         return report_step(results, out, options)
 
-    def compare(self, results: Sequence[Path], out: Path, options: Mapping[str, Any]) -> Path:
-        """Table 14 and Figure 4 across runs, saved to ``out``; returns the report."""
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Table 14 and Figure 4 across runs, saved to ``out``, with the comparison report."""
         from gasp.studies.more_of_the_same._steps import compare_step
 
-        return compare_step(results, out, options)
+        return compare_step(runs, out, options)
 
 
 STUDY_TYPE = MoreOfTheSame()

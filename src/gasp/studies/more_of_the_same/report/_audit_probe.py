@@ -7,17 +7,15 @@ table come from its saved layout.
 
 from __future__ import annotations
 
-from gasp.report import _figures as figs
-from gasp.report import _rules as rules
-from gasp.report._html import Section
-from gasp.report._writer import ReportWriter, layout_style
-from gasp.results import (
+from gasp.report import ReportWriter, Section, layout_style, rules
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import (
     MODEL_COMPARISON,
     PERCENT_CHANGE,
     PROBE_CLUSTERS,
     PROBE_SILHOUETTE,
-    AuditResults,
 )
+from gasp.studies.more_of_the_same.report import _figures as figs
 
 
 def add_probe_section(writer: ReportWriter, results: AuditResults) -> None:

@@ -45,9 +45,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._config import ALL_TEMPLATES, AnalysisConfig
-from gasp.analysis._prepare import PreparedRun
 from gasp.stats import bernoulli_se
+from gasp.studies.more_of_the_same.analysis._config import ALL_TEMPLATES, AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
 
 LABELS: tuple[str, ...] = ("F", "M", "N", "unassigned")
 _COUNT_COLS = [f"n_{g}" for g in LABELS]
@@ -268,7 +268,7 @@ def association_accuracy_table(run: PreparedRun) -> pd.DataFrame:
 
 def analyze_representation(run: PreparedRun, config: AnalysisConfig) -> dict[str, pd.DataFrame]:
     """The four "who is represented" tables, keyed by their names in :mod:`gasp.results`."""
-    from gasp import results as names
+    from gasp.studies.more_of_the_same import _tables as names
 
     rep = representation_table(run)
     return {

@@ -2,7 +2,7 @@
 
 A unit is a subject (pooled over templates) or a subject and template; its generations
 fall into the groups of :data:`GROUPS`. :class:`UnitAnalysis` computes the observed
-marked words and SRB scores of a unit and, for :mod:`gasp.analysis._descriptions`, the
+marked words and SRB scores of a unit and, for :mod:`._descriptions`, the
 bootstrap and permutation statistics (see that module for the method).
 """
 
@@ -15,9 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._config import ALL_TEMPLATES, AnalysisConfig
-from gasp.analysis._prepare import PreparedRun
-from gasp.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.stats import (
     Comparison,
     SignificanceRule,
@@ -25,6 +22,9 @@ from gasp.stats import (
     marked_words_many,
     srb_scores,
 )
+from gasp.studies.more_of_the_same.analysis._config import ALL_TEMPLATES, AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
+from gasp.studies.more_of_the_same.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.text import DocTermCounts, is_pronoun
 
 GROUPS: tuple[str, ...] = ("AF", "AM", "F", "M", "N")

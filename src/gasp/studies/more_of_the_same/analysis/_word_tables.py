@@ -59,7 +59,7 @@ def word_tables(marked_words: pd.DataFrame) -> pd.DataFrame:
     """Categorise the marked words of every unit and associated gender (Table 15).
 
     ``marked_words`` is the long ``marked_words`` table of
-    :func:`gasp.analysis._descriptions.analyze_descriptions` (columns subject, template,
+    :func:`analyze_descriptions` (columns subject, template,
     source, gender, word, z_sum, is_pronoun).
     """
     if marked_words.empty:

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from gasp.analysis._config import AnalysisConfig
 from gasp.stats import PairScorer, SignificanceRule
+from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.text import DocTermCounts
 
 #: Upper bound on the cells of one block of (pairs x words) arrays (memory cap).

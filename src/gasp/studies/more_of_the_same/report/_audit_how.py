@@ -10,19 +10,17 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from gasp.report import _figures as figs
-from gasp.report import _rules as rules
-from gasp.report._html import Section, escape, item_html, word_button
-from gasp.report._writer import ReportWriter, layout_style
-from gasp.results import (
+from gasp.report import ReportWriter, Section, escape, item_html, layout_style, rules, word_button
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import (
     EXCLUDED,
     MARKED_WORDS,
     MARKED_WORDS_BY_GROUP,
     SRB_SCORES,
     SRB_TEST,
     WORD_TABLES,
-    AuditResults,
 )
+from gasp.studies.more_of_the_same.report import _figures as figs
 
 _CATEGORY_LABELS = {
     "both": "bold: significant for the associated and the named gender",

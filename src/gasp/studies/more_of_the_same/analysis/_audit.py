@@ -1,12 +1,12 @@
 """The whole analysis of a run: who is represented, how, and the word tables.
 
 Reads only the samples table of a run store (never calls a model). Words are counted
-once and genders associated once for the whole run (:mod:`gasp.analysis._prepare`);
+once and genders associated once for the whole run (:mod:`._prepare`);
 every step slices those. The result is an :class:`~gasp.results.AuditResults` holding
 everything the report shows:
 
-* the tables documented in :mod:`gasp.analysis._representation`,
-  :mod:`gasp.analysis._descriptions` and :mod:`gasp.analysis._word_tables`, plus
+* the tables documented in :mod:`._representation`,
+  :mod:`._descriptions` and :mod:`._word_tables`, plus
   ``sample_associations`` (one row per valid generation: item_id when the store has
   it, template, subject, condition, sample_index, named_gender, associated_gender and
   the cue counts cue_female, cue_male, cue_neutral, cue_nonbinary_cue behind it) and
@@ -32,14 +32,20 @@ from typing import Any
 
 import pandas as pd
 
-from gasp import results as names
-from gasp.analysis._config import AnalysisConfig, analysis_config_for_run
-from gasp.analysis._descriptions import analyze_descriptions
-from gasp.analysis._prepare import CUE_COLUMNS, BLSFigure, PreparedRun, bls_from_study, prepare_run
-from gasp.analysis._representation import analyze_representation
-from gasp.analysis._word_tables import marked_words_by_group, word_tables
 from gasp.errors import ConfigError, DataError
 from gasp.results import AuditResults, build_example_index
+from gasp.studies.more_of_the_same import _tables as names
+from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig, analysis_config_for_run
+from gasp.studies.more_of_the_same.analysis._descriptions import analyze_descriptions
+from gasp.studies.more_of_the_same.analysis._prepare import (
+    CUE_COLUMNS,
+    BLSFigure,
+    PreparedRun,
+    bls_from_study,
+    prepare_run,
+)
+from gasp.studies.more_of_the_same.analysis._representation import analyze_representation
+from gasp.studies.more_of_the_same.analysis._word_tables import marked_words_by_group, word_tables
 
 _ASSOCIATION_KEYS = ("item_id", "template", "subject", "condition", "sample_index")
 

@@ -26,8 +26,9 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.results import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES, AuditResults
+from gasp.results import AuditResults
 from gasp.stats import percent_change, welch_t_test
+from gasp.studies.more_of_the_same._tables import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES
 
 COMPARISON_COLUMNS: tuple[str, ...] = (
     "template",
@@ -62,7 +63,7 @@ def _load(item: AuditResults | str | Path) -> AuditResults:
     if (path / "results.json").is_file():
         return AuditResults.load(path)
     if path.is_file():
-        from gasp.analysis._audit import analyze_run
+        from gasp.studies.more_of_the_same.analysis._audit import analyze_run
 
         return analyze_run(path)
     raise DataError(f"{path} is neither a run store nor a folder of audit results")

@@ -14,13 +14,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from gasp.report._audit_how import add_how_section
-from gasp.report._audit_probe import add_comparison_items, add_probe_section
-from gasp.report._audit_who import add_association_table, add_who_section
-from gasp.report._options import ReportOptions
-from gasp.report._sections import add_manifest, add_other_tables, page_examples
-from gasp.report._writer import ReportWriter
-from gasp.results import (
+from gasp.report import ReportOptions, ReportWriter, add_manifest, add_other_tables, page_examples
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import (
     ASSOCIATION_ACCURACY,
     CAPTURE_RATE,
     DECILES,
@@ -36,8 +32,13 @@ from gasp.results import (
     SRB_SCORES,
     SRB_TEST,
     WORD_TABLES,
-    AuditResults,
 )
+from gasp.studies.more_of_the_same.report._audit_how import add_how_section
+from gasp.studies.more_of_the_same.report._audit_probe import (
+    add_comparison_items,
+    add_probe_section,
+)
+from gasp.studies.more_of_the_same.report._audit_who import add_association_table, add_who_section
 
 _INTRO = (
     "This report audits the text a language model generated for the study below, "

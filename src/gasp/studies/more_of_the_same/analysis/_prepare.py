@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._config import UNSPECIFIED
 from gasp.associate import associate_counts
 from gasp.errors import DataError
+from gasp.studies.more_of_the_same.analysis._config import UNSPECIFIED
 from gasp.text import DocTermCounts, count_words
 
 REQUIRED_COLUMNS: tuple[str, ...] = ("subject", "template", "condition", "text")

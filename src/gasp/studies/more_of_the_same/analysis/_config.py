@@ -18,7 +18,7 @@ ALL_TEMPLATES = "all"
 
 @dataclass(frozen=True)
 class AnalysisConfig:
-    """Every setting of :func:`gasp.analysis.analyze_samples`.
+    """Every setting of :func:`~.analysis.analyze_samples`.
 
     Attributes:
         min_samples: the sampling threshold ``n`` of Algorithm 5 (seed ``000``): a subject
@@ -85,7 +85,7 @@ class AnalysisConfig:
         """The settings as saved with the results (``AuditResults.meta["settings"]``).
 
         ``embeddings`` (a loaded provider) overrides ``self.embeddings`` in the record.
-        The layout is documented in :mod:`gasp.analysis` (saved settings).
+        The layout is documented in :mod:`gasp.studies.more_of_the_same.analysis` (saved settings).
         """
         emb = embeddings if embeddings is not None else self.embeddings
         name = emb if isinstance(emb, str) else getattr(emb, "name", None) or type(emb).__name__

@@ -72,11 +72,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.analysis._config import AnalysisConfig
-from gasp.analysis._prepare import PreparedRun
-from gasp.analysis._units import MW_COLUMNS, UnitAnalysis, build_units, zero_if_empty
 from gasp.errors import ConfigError
 from gasp.stats import welch_t_test
+from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
+from gasp.studies.more_of_the_same.analysis._units import (
+    MW_COLUMNS,
+    UnitAnalysis,
+    build_units,
+    zero_if_empty,
+)
 
 _SRB_COLUMNS = [
     "subject",

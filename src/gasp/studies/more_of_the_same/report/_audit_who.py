@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from gasp.report import _figures as figs
-from gasp.report._writer import ReportWriter
-from gasp.results import (
+from gasp.report import ReportWriter
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import (
     ASSOCIATION_ACCURACY,
     CAPTURE_RATE,
     DECILES,
     REPRESENTATION,
     SAMPLE_ASSOCIATIONS,
-    AuditResults,
 )
+from gasp.studies.more_of_the_same.report import _figures as figs
 
 
 def add_who_section(writer: ReportWriter, results: AuditResults) -> None:

@@ -21,12 +21,12 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.probe._probe import ProbeConfig, ProbeResult, WordVectorSource, probe_words
-from gasp.results import (
+from gasp.probe import ProbeConfig, ProbeResult, WordVectorSource, probe_words
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import (
     MARKED_WORDS,
     PROBE_CLUSTERS,
     PROBE_SILHOUETTE,
-    AuditResults,
     probe_clusters_layout,
 )
 

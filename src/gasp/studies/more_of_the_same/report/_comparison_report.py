@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from gasp.report._audit_probe import add_comparison_items
-from gasp.report._html import key_value_table
-from gasp.report._options import ReportOptions
-from gasp.report._sections import add_other_tables
-from gasp.report._writer import ReportWriter
-from gasp.results import MODEL_COMPARISON, PERCENT_CHANGE, AuditResults
+from gasp.report import ReportOptions, ReportWriter, add_other_tables, key_value_table
+from gasp.results import AuditResults
+from gasp.studies.more_of_the_same._tables import MODEL_COMPARISON, PERCENT_CHANGE
+from gasp.studies.more_of_the_same.report._audit_probe import add_comparison_items
 
 _INTRO = (
     "This report compares audits of two or more models run on the same study. For every "
@@ -23,7 +21,7 @@ _INTRO = (
 def render_comparison_report(
     results: AuditResults, out_dir: str | Path, options: ReportOptions | None = None
 ) -> Path:
-    """Write the report of a comparison (:func:`gasp.analysis.compare_runs`) into ``out_dir``.
+    """Write the report of a comparison (:func:`~.analysis.compare_runs`) into ``out_dir``.
 
     Renders Figure 4 (percent change of SRB) and Table 14 (Welch tests between models)
     when present, then every other table of ``results`` generically, then the

@@ -2,14 +2,15 @@
 
 This is the contract between the analysis that writes the results and the report
 section that reads them: each analysis documents its columns
-(:mod:`gasp.analysis`), the layouts below say which columns hold words or shares
+(:mod:`gasp.studies.more_of_the_same.analysis`), the layouts below say which columns
+hold words or shares
 and are saved with the results (``meta["layouts"]``) so the report reads them
 instead of guessing.
 """
 
 from __future__ import annotations
 
-from gasp.results._container import TableLayout
+from gasp.results import TableLayout
 
 REPRESENTATION = "representation"  # who is represented: shares per subject x template
 DECILES = "representation_deciles"  # occupations per decile of the share of women (Fig. 2, 6)

@@ -1,7 +1,7 @@
 """Sentences that state a rule of the analysis, worded from the settings saved with it.
 
 Every function takes the saved settings (``AuditResults.settings``, the layout of
-:meth:`gasp.analysis.AnalysisConfig.settings`, with the probe's under ``"probe"``)
+a study's analysis settings, with the probe's under ``"probe"``)
 and returns plain text. Where a setting was not saved the sentence says so rather
 than assume a default.
 """
