@@ -26,7 +26,7 @@ from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
-from gasp.report import render_audit_report  # noqa: E402
+from gasp.studies.more_of_the_same.report import render_audit_report  # noqa: E402
 from test_report_html import (  # noqa: E402
     IMG_TEXT,
     SCRIPT_TEXT,

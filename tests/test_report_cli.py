@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gasp.cli import app
-from gasp.report import locate_run
+from gasp.io import locate_run
 from gasp.results import AuditResults
 
 

@@ -43,6 +43,8 @@ def analyze(
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
+    if not run.exists():
+        raise DataError(f"no run store at {run}")
     paths = locate_run(run)
     if paths.store is None:
         raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
