@@ -93,7 +93,7 @@ class _Source:
     def __init__(self, requests: list[ScoreRequest]) -> None:
         self.requests = list(requests)
 
-    def take(self, limit: int) -> list[ScoreRequest]:  # type: ignore[override]
+    def take(self, limit: int) -> list[ScoreRequest]:
         taken, self.requests = self.requests[:limit], self.requests[limit:]
         return taken
 
@@ -104,7 +104,7 @@ def stream_leg(backend: HFBackend, requests: list[ScoreRequest], batch_size: int
     async def run() -> Scores:
         model = ResilientModel(backend, max_concurrency=1, batch_size=batch_size)
         by_key = {}
-        async for request, response in model.stream(_Source(requests)):  # type: ignore[arg-type]
+        async for request, response in model.stream(_Source(requests)):
             assert response.error is None, response.error
             by_key[request.key] = [s.logprob for s in response.scores]  # type: ignore[union-attr]
         return [by_key[r.key] for r in requests]  # type: ignore[misc]
