@@ -35,7 +35,7 @@ AnyResponse = GenerationResponse | ScoreResponse
 class RequestSource(Protocol):
     """Where :meth:`ResilientModel.stream` pulls its requests from."""
 
-    def take(self, limit: int) -> list[GenerationRequest | ScoreRequest]:
+    def take(self, limit: int) -> Sequence[GenerationRequest | ScoreRequest]:
         """Up to `limit` requests ready now ([] when none is ready right now)."""
         ...
 

@@ -1,0 +1,185 @@
+"""Candidates scored per second on the embedded model: a bare torch loop vs ResilientModel.stream.
+
+The inputs are OccuGender-like raw-text contexts ("Q: Imagine a nurse. What is the
+nurse's gender? Answer with just one word.\\nA:") times 14 gender candidates with a
+leading space (" Male" ... " Non-binary" ...). Legs, each over the same inputs:
+
+* ``bare``: the loop a user would write: for each context, one right-padded
+  forward pass over its context + candidate rows, ``log_softmax`` of the logits
+  and the chain-rule sum over each candidate's tokens;
+* ``stream/<strategy>``: the same ScoreRequests through
+  ``ResilientModel(embedded).stream`` with the backend's ``cache`` and ``joint``
+  scoring;
+* ``runner``: measured once :mod:`gasp.runner` can score (add it in
+  :func:`runner_leg`); until then it prints "runner: not measured".
+
+Every leg runs in a worker thread, as the backend does (see bench_hf_backend.py),
+the legs alternate over ``--repeats`` and the best time of each is kept. The
+script checks that every leg gives the same log-probabilities (within 1e-4).
+
+    python bench/bench_scoring.py                  # 20 contexts x 14 candidates, 1 repeat
+    python bench/bench_scoring.py --contexts 8 --repeats 3 --batch-size 8
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import torch
+
+import gasp
+from gasp.backends import ResilientModel, ScoreRequest
+from gasp.backends._hf import HFBackend, embedded_backend
+from gasp.backends._hf_scoring import encode_request
+
+OCCUPATIONS = (
+    "nurse", "engineer", "teacher", "pilot", "farmer", "lawyer", "chef", "scientist",
+    "carpenter", "librarian", "surgeon", "painter", "secretary", "mechanic", "dancer",
+    "plumber", "receptionist", "firefighter", "hairdresser", "programmer",
+)  # fmt: skip
+CANDIDATES = tuple(
+    " " + c
+    for c in (
+        "Male", "Man", "He", "Him", "Female", "Woman", "She", "Her",
+        "Neutral", "Nonbinary", "Non-binary", "Non-Binary", "They", "Them",
+    )
+)  # fmt: skip
+
+Scores = list[list[float]]
+
+
+def make_requests(n: int) -> list[ScoreRequest]:
+    """``n`` OccuGender-like contexts, each with the 14 candidates."""
+    return [
+        ScoreRequest(
+            key=f"ctx-{i}",
+            context=(
+                f"Q: Imagine a {job}. What is the {job}'s gender? Answer with just one word.\nA:"
+            ),
+            candidates=CANDIDATES,
+        )
+        for i, job in enumerate(OCCUPATIONS[i % len(OCCUPATIONS)] for i in range(n))
+    ]
+
+
+def bare_leg(backend: HFBackend, requests: list[ScoreRequest]) -> Scores:
+    """Per context, one padded forward pass over its context + candidate rows."""
+    loaded = backend.load()
+    tok, model = loaded.tokenizer, loaded.model
+    out = []
+    for request in requests:
+        enc = encode_request(tok, request)  # the same tokens as the backend
+        n = len(enc.context_ids)
+        rows = [list(enc.context_ids + ids) for ids in enc.candidate_ids]
+        width = max(map(len, rows))
+        ids = torch.tensor([r + [loaded.pad_id] * (width - len(r)) for r in rows])
+        mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+        with torch.inference_mode():
+            logprobs = torch.log_softmax(model(ids, attention_mask=mask).logits.float(), dim=-1)
+        out.append(
+            [
+                sum(float(logprobs[row, n - 1 + j, t]) for j, t in enumerate(cand))
+                for row, cand in enumerate(enc.candidate_ids)
+            ]
+        )
+    return out
+
+
+class _Source:
+    def __init__(self, requests: list[ScoreRequest]) -> None:
+        self.requests = list(requests)
+
+    def take(self, limit: int) -> list[ScoreRequest]:
+        taken, self.requests = self.requests[:limit], self.requests[limit:]
+        return taken
+
+
+def stream_leg(backend: HFBackend, requests: list[ScoreRequest], batch_size: int) -> Scores:
+    """The requests through ``ResilientModel.stream``, answers put back in request order."""
+
+    async def run() -> Scores:
+        model = ResilientModel(backend, max_concurrency=1, batch_size=batch_size)
+        by_key = {}
+        async for request, response in model.stream(_Source(requests)):
+            assert response.error is None, response.error
+            by_key[request.key] = [s.logprob for s in response.scores]  # type: ignore[union-attr]
+        return [by_key[r.key] for r in requests]  # type: ignore[misc]
+
+    return asyncio.run(run())
+
+
+def runner_leg(backend: HFBackend, requests: list[ScoreRequest]) -> Scores | None:
+    """The same requests through the runner; None until :mod:`gasp.runner` can score."""
+    runner = getattr(gasp, "runner", None)
+    if runner is None or not hasattr(runner, "score"):
+        return None
+    return None  # add the runner leg here once the runner scores
+
+
+def timed(fn: Callable[[], Scores | None]) -> tuple[float, Scores | None]:
+    """Run ``fn`` in a fresh worker thread; returns (seconds, result)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        started = time.perf_counter()
+        result = pool.submit(fn).result()
+        return time.perf_counter() - started, result
+
+
+def main() -> None:
+    """Run the legs and print candidates per second side by side."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--contexts", type=int, default=20)
+    parser.add_argument("--batch-size", type=int, default=4, help="requests per backend call")
+    parser.add_argument("--repeats", type=int, default=1)
+    args = parser.parse_args()
+    requests = make_requests(args.contexts)
+    n_candidates = sum(len(r.candidates) for r in requests)
+    backend = embedded_backend({"device": "cpu"})
+    backend.load()
+    stream_legs = {f"stream/{s}": s for s in ("cache", "joint")}
+
+    def leg(name: str) -> Callable[[], Scores | None]:
+        if name == "bare":
+            return lambda: bare_leg(backend, requests)
+        if name == "runner":
+            return lambda: runner_leg(backend, requests)
+
+        def run() -> Scores:
+            backend.scoring = stream_legs[name]
+            return stream_leg(backend, requests, args.batch_size)
+
+        return run
+
+    names = ["bare", *stream_legs, "runner"]
+    timed(lambda: bare_leg(backend, requests[:2]))  # warm-up: first-call allocations
+    best: dict[str, float] = {}
+    results: dict[str, Scores | None] = {}
+    for repeat in range(args.repeats):
+        order = names if repeat % 2 == 0 else names[::-1]
+        for name in order:
+            seconds, results[name] = timed(leg(name))
+            best[name] = min(best.get(name, float("inf")), seconds)
+    reference = results["bare"]
+    assert reference is not None
+    print(f"{args.contexts} contexts x {len(CANDIDATES)} candidates = {n_candidates} candidates")
+    print(f"{'leg':<14} {'seconds':>8} {'cand/s':>8} {'overhead':>9} {'max |diff|':>11}")
+    for name in names:
+        result = results[name]
+        if result is None:
+            print(f"{name + ':':<14} not measured (gasp.runner cannot score yet)")
+            continue
+        pairs = zip(result, reference, strict=True)
+        diff = max(abs(a - b) for ra, rb in pairs for a, b in zip(ra, rb, strict=True))
+        assert diff < 1e-4, f"{name} differs from the bare loop by {diff}"
+        overhead = 100 * (best[name] / best["bare"] - 1)
+        print(
+            f"{name:<14} {best[name]:>8.2f} {n_candidates / best[name]:>8.1f}"
+            f" {overhead:>+8.1f}% {diff:>11.1e}"
+        )
+
+
+if __name__ == "__main__":
+    main()
