@@ -7,11 +7,13 @@ leading space (" Male" ... " Non-binary" ...). Legs, each over the same inputs:
 * ``bare``: the loop a user would write: for each context, one right-padded
   forward pass over its context + candidate rows, ``log_softmax`` of the logits
   and the chain-rule sum over each candidate's tokens;
-* ``stream/<strategy>``: the same ScoreRequests through
-  ``ResilientModel(embedded).stream`` with the backend's ``cache`` and ``joint``
-  scoring;
-* ``runner``: measured once :mod:`gasp.runner` can score (add it in
-  :func:`runner_leg`); until then it prints "runner: not measured".
+* ``bare/cache``: the backend's own scoring (one pass over each context, its KV
+  cache reused for the candidates) called directly in a loop over batches: the
+  baseline of the overhead figures;
+* ``stream``: the same ScoreRequests through ``ResilientModel(embedded).stream``;
+* ``runner``: the same contexts as score items of a study through
+  :func:`gasp.runner.generate` into a fresh run store (requests built, answers
+  stored per item, sample and candidate, read back afterwards).
 
 Every leg runs in a worker thread, as the backend does (see bench_hf_backend.py),
 the legs alternate over ``--repeats`` and the best time of each is kept. The
@@ -25,16 +27,21 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TypeVar
 
 import torch
 
-import gasp
 from gasp.backends import ResilientModel, ScoreRequest
 from gasp.backends._hf import HFBackend, embedded_backend
 from gasp.backends._hf_scoring import encode_request
+from gasp.runner import Item, RequestKind, RunOptions, StudyPlan, generate
+from gasp.store import RunStore
 
 OCCUPATIONS = (
     "nurse", "engineer", "teacher", "pilot", "farmer", "lawyer", "chef", "scientist",
@@ -50,6 +57,7 @@ CANDIDATES = tuple(
 )  # fmt: skip
 
 Scores = list[list[float]]
+T = TypeVar("T")
 
 
 def make_requests(n: int) -> list[ScoreRequest]:
@@ -112,15 +120,47 @@ def stream_leg(backend: HFBackend, requests: list[ScoreRequest], batch_size: int
     return asyncio.run(run())
 
 
-def runner_leg(backend: HFBackend, requests: list[ScoreRequest]) -> Scores | None:
-    """The same requests through the runner; None until :mod:`gasp.runner` can score."""
-    runner = getattr(gasp, "runner", None)
-    if runner is None or not hasattr(runner, "score"):
-        return None
-    return None  # add the runner leg here once the runner scores
+def direct_leg(backend: HFBackend, requests: list[ScoreRequest], batch_size: int) -> Scores:
+    """The backend's own batched scoring called directly, batch after batch (no wrapper)."""
+    out: Scores = []
+    for start in range(0, len(requests), batch_size):
+        for response in backend._score_sync(requests[start : start + batch_size]):
+            out.append([s.logprob for s in response.scores])  # type: ignore[misc]
+    return out
 
 
-def timed(fn: Callable[[], Scores | None]) -> tuple[float, Scores | None]:
+def score_items(requests: list[ScoreRequest]) -> StudyPlan:
+    """The contexts of ``requests`` as the raw-text score items of a study."""
+    items = tuple(
+        Item(
+            key=(r.key,),
+            prompt=str(r.context),
+            attributes={"context": r.key},
+            kind=RequestKind.SCORE,
+            candidates=r.candidates,
+            chat=False,
+        )
+        for r in requests
+    )
+    return StudyPlan(kind="bench", name="bench-scoring", items=items, spec={"n": len(items)})
+
+
+def runner_leg(backend: HFBackend, plan: StudyPlan, path: Path) -> Path:
+    """The study through the runner into a new run store at ``path`` (timed part)."""
+    summary = generate(plan, backend, path, RunOptions(progress=False))
+    assert summary.complete, summary
+    return path
+
+
+def stored_scores(plan: StudyPlan, path: Path) -> Scores:
+    """The log-probabilities the runner stored, in item and candidate order (not timed)."""
+    with RunStore.open(path) as store:
+        scores = store.scores()
+    by_item = scores.groupby("item_id", sort=False)["logprob"].apply(list)
+    return [list(map(float, by_item[item.item_id])) for item in plan.items]
+
+
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
     """Run ``fn`` in a fresh worker thread; returns (seconds, result)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         started = time.perf_counter()
@@ -137,47 +177,43 @@ def main() -> None:
     args = parser.parse_args()
     requests = make_requests(args.contexts)
     n_candidates = sum(len(r.candidates) for r in requests)
-    backend = embedded_backend({"device": "cpu"})
+    backend = embedded_backend({"device": "cpu", "batch_size": args.batch_size})
     backend.load()
-    stream_legs = {f"stream/{s}": s for s in ("cache", "joint")}
-
-    def leg(name: str) -> Callable[[], Scores | None]:
-        if name == "bare":
-            return lambda: bare_leg(backend, requests)
-        if name == "runner":
-            return lambda: runner_leg(backend, requests)
-
-        def run() -> Scores:
-            backend.scoring = stream_legs[name]
-            return stream_leg(backend, requests, args.batch_size)
-
-        return run
-
-    names = ["bare", *stream_legs, "runner"]
-    timed(lambda: bare_leg(backend, requests[:2]))  # warm-up: first-call allocations
+    plan = score_items(requests)
+    folder = Path(tempfile.mkdtemp(prefix="bench-scoring-"))
+    runs = iter(range(10**6))
+    legs: dict[str, Callable[[], Scores | Path]] = {
+        "bare": lambda: bare_leg(backend, requests),
+        "bare/cache": lambda: direct_leg(backend, requests, args.batch_size),
+        "stream": lambda: stream_leg(backend, requests, args.batch_size),
+        "runner": lambda: runner_leg(backend, plan, folder / f"run{next(runs)}.sqlite"),
+    }
+    names = list(legs)
+    timed(lambda: direct_leg(backend, requests[:2], args.batch_size))  # warm-up
     best: dict[str, float] = {}
     results: dict[str, Scores | None] = {}
     for repeat in range(args.repeats):
         order = names if repeat % 2 == 0 else names[::-1]
         for name in order:
-            seconds, results[name] = timed(leg(name))
+            seconds, outcome = timed(legs[name])
+            results[name] = stored_scores(plan, outcome) if isinstance(outcome, Path) else outcome
             best[name] = min(best.get(name, float("inf")), seconds)
+    shutil.rmtree(folder, ignore_errors=True)
     reference = results["bare"]
     assert reference is not None
+    base = best["bare/cache"]
     print(f"{args.contexts} contexts x {len(CANDIDATES)} candidates = {n_candidates} candidates")
-    print(f"{'leg':<14} {'seconds':>8} {'cand/s':>8} {'overhead':>9} {'max |diff|':>11}")
+    print(f"{'leg':<12} {'seconds':>8} {'cand/s':>8} {'vs bare/cache':>14} {'max |diff|':>11}")
     for name in names:
         result = results[name]
-        if result is None:
-            print(f"{name + ':':<14} not measured (gasp.runner cannot score yet)")
-            continue
+        assert result is not None
         pairs = zip(result, reference, strict=True)
         diff = max(abs(a - b) for ra, rb in pairs for a, b in zip(ra, rb, strict=True))
         assert diff < 1e-4, f"{name} differs from the bare loop by {diff}"
-        overhead = 100 * (best[name] / best["bare"] - 1)
+        overhead = 100 * (best[name] / base - 1)
         print(
-            f"{name:<14} {best[name]:>8.2f} {n_candidates / best[name]:>8.1f}"
-            f" {overhead:>+8.1f}% {diff:>11.1e}"
+            f"{name:<12} {best[name]:>8.2f} {n_candidates / best[name]:>8.1f}"
+            f" {overhead:>+13.1f}% {diff:>11.1e}"
         )
 
 
