@@ -89,3 +89,24 @@ def test_python_dash_m_gasp_runs_the_command_line() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "more-of-the-same" in result.stdout
+
+
+def test_study_options_are_checked_against_the_study(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "r.sqlite"
+    code = _gasp(monkeypatch, "generate", "--out", str(out), "--study-option", "colour=blue")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "no option 'colour'" in err[0]
+    assert not out.exists()
+
+
+def test_a_table_of_generations_needs_its_study_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    table = tmp_path / "texts.csv"
+    table.write_text("text\nShe is a nurse.\n", encoding="utf-8")
+    assert _gasp(monkeypatch, "analyze", str(table)) == 2
+    assert "--study" in capsys.readouterr().err
+    assert _gasp(monkeypatch, "analyze", str(table), "--study", "more-of-the-same") == 2
+    assert "cannot analyse a table" in capsys.readouterr().err

@@ -124,7 +124,7 @@ def _typed(text: str) -> Any:
     return text
 
 
-def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
+def parse_model_options(pairs: Sequence[str], *, flag: str = "--model-option") -> dict[str, Any]:
     """Turn ``--model-option KEY=VALUE`` strings into typed backend options.
 
     Each value becomes an int, else a float, else a bool (``true``/``false``),
@@ -132,7 +132,8 @@ def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
     "dtype=float16"]`` gives ``{"device": "cpu", "batch_size": 8, "timeout_s":
     30, "dtype": "float16"}``. The backend's own option reader then validates
     them (unknown names are rejected there), as for the Python API. A later pair
-    overrides an earlier one of the same key.
+    overrides an earlier one of the same key. ``flag`` names the option in errors
+    (the command line's ``--study-option`` is read the same way).
 
     Raises:
         ConfigError: a pair without ``=`` or with an empty key.
@@ -142,6 +143,6 @@ def parse_model_options(pairs: Sequence[str]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise ConfigError(f"--model-option must be KEY=VALUE, got {pair!r}")
+            raise ConfigError(f"{flag} must be KEY=VALUE, got {pair!r}")
         options[key] = _typed(value.strip())
     return options

@@ -10,19 +10,29 @@ import typer
 from rich.console import Console
 
 from gasp.cli import _analysis_options as an
+from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
-from gasp.io import locate_run
+from gasp.io import TABLE_FORMATS, locate_run
 from gasp.store import read_manifest
-from gasp.studies import study_type_of_manifest
+from gasp.studies import get_study_type, study_type_of_manifest
 
 
 @app.command()
 def analyze(
     run: Annotated[
-        Path, typer.Argument(help="The run to analyse: a run folder or a run store (.sqlite).")
+        Path,
+        typer.Argument(
+            help="The run to analyse: a run folder, a run store (.sqlite), or a table of "
+            "generations you already have (.csv, .parquet, .jsonl, ...; give --study)."
+        ),
     ],
+    study: Annotated[
+        str | None,
+        typer.Option(help="The study of a table of generations (runs record their own)."),
+    ] = None,
+    study_option: gen.StudyOptionOption = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", help="Results folder (default: the run's results folder)."),
@@ -45,11 +55,20 @@ def analyze(
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
     if not run.exists():
         raise DataError(f"no run store at {run}")
-    paths = locate_run(run)
-    if paths.store is None:
-        raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
-    study = study_type_of_manifest(read_manifest(paths.store) or {})
-    options = an.analysis_options(
+    if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
+        if study is None:
+            raise ConfigError(f"{run} is a table of generations: name its study with --study")
+        study_type = get_study_type(study)
+        results = out if out is not None else run.with_name(run.name + ".results")
+    else:
+        paths = locate_run(run)
+        if paths.store is None:
+            raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
+        study_type = study_type_of_manifest(read_manifest(paths.store) or {})
+        if study is not None and study != study_type.name:
+            raise ConfigError(f"{run} is a run of study {study_type.name!r}, not {study!r}")
+        results = out if out is not None else paths.results
+    options = gen.study_options(study_type, study_option) | an.analysis_options(
         min_samples=min_samples,
         min_share=min_share,
         per_template=per_template,
@@ -62,7 +81,11 @@ def analyze(
         seed=seed,
         examples_per_word=examples_per_word,
     )
-    outcome = study.analyze(paths.store, out if out is not None else paths.results, options)
+    if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
+        outcome = study_type.analyze_table(run, results, options)
+    else:
+        assert paths.store is not None
+        outcome = study_type.analyze(paths.store, results, options)
     console = Console()
     for line in outcome.get("lines", ()):
         console.print(line)

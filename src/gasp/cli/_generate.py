@@ -68,9 +68,10 @@ def generate_command(
     templates: gen.TemplatesOption = None,
     conditions: gen.ConditionsOption = None,
     cap_factor: gen.CapFactorOption = None,
-    max_tokens: Annotated[int, typer.Option(help="Most tokens per answer.")] = 256,
-    temperature: gen.TemperatureOption = 1.0,
-    top_p: gen.TopPOption = 1.0,
+    study_option: gen.StudyOptionOption = None,
+    max_tokens: gen.MaxTokensOption = None,
+    temperature: gen.TemperatureOption = None,
+    top_p: gen.TopPOption = None,
     seed: Annotated[int, typer.Option(help="Run seed; per-sample seeds derive from it.")] = 0,
     max_concurrency: gen.MaxConcurrencyOption = 16,
     base_url: gen.BaseUrlOption = None,
@@ -86,18 +87,18 @@ def generate_command(
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    generation = gen.GenerationOptions(
-        study=gen.StudySelection(
-            study,
-            {
-                "occupations": occupations,
-                "occupations_file": occupations_file,
-                "n": n,
-                "templates": templates,
-                "conditions": conditions,
-                "cap_factor": cap_factor,
-            },
-        ),
+    shape = {
+        "occupations": occupations,
+        "occupations_file": occupations_file,
+        "n": n,
+        "templates": templates,
+        "conditions": conditions,
+        "cap_factor": cap_factor,
+    }
+    study_type = gen.StudySelection(study).study_type()
+    shape.update(gen.study_options(study_type, study_option))
+    generation = gen.GenerationOptions.for_study(
+        gen.StudySelection(study, shape),
         max_tokens=max_tokens,
         temperature=temperature,
         top_p=top_p,

@@ -9,13 +9,14 @@ run (through the study's registered type) and the
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from gasp.backends import DecodingConfig, parse_model_options
+from gasp.errors import ConfigError
 from gasp.runner import Plannable, RunOptions
 from gasp.studies import StudyType, study_type_for
 
@@ -45,11 +46,23 @@ TemplatesOption = Annotated[str | None, typer.Option(help="Only these templates.
 ConditionsOption = Annotated[
     str | None, typer.Option(help="Only these conditions (unspecified,woman,man,nonbinary).")
 ]
+StudyOptionOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--study-option",
+        help="The study's own option KEY=VALUE (repeatable; `gasp studies` lists them).",
+    ),
+]
 CapFactorOption = Annotated[
     int | None, typer.Option(help="Stop an unspecified cell at this many times n samples.")
 ]
-TemperatureOption = Annotated[float, typer.Option(help="Sampling temperature.")]
-TopPOption = Annotated[float, typer.Option(help="Nucleus sampling mass.")]
+TemperatureOption = Annotated[
+    float | None, typer.Option(help="Sampling temperature (default: the study's, else 1).")
+]
+TopPOption = Annotated[float | None, typer.Option(help="Nucleus sampling mass (default 1).")]
+MaxTokensOption = Annotated[
+    int | None, typer.Option(help="Most tokens per answer (default: the study's, else 256).")
+]
 MaxConcurrencyOption = Annotated[int, typer.Option(help="Most requests in flight.")]
 BaseUrlOption = Annotated[
     str | None, typer.Option(help="Server URL for openai-compatible/ models.")
@@ -69,6 +82,18 @@ DEFAULT_MODEL = "embedded"
 DEFAULT_MAX_TOKENS = 256
 
 
+def study_options(study: StudyType, pairs: Sequence[str] | None) -> dict[str, Any]:
+    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares."""
+    values = parse_model_options(pairs or (), flag="--study-option")
+    unknown = sorted(set(values) - set(study.study_options))
+    if unknown:
+        known = ", ".join(sorted(study.study_options)) or "none"
+        raise ConfigError(
+            f"study {study.name!r} has no option {unknown[0]!r} (its options: {known})"
+        )
+    return values
+
+
 @dataclasses.dataclass(frozen=True)
 class StudySelection:
     """The study of one command line: its name or file and the options that shape it
@@ -86,6 +111,21 @@ class StudySelection:
         return self.study_type().build(self.source, self.options)
 
 
+def decoding_values(
+    study: StudyType,
+    *,
+    temperature: float | None,
+    top_p: float | None,
+    max_tokens: int | None,
+) -> dict[str, Any]:
+    """Decoding settings: the command line's, else the study's defaults, else gasp's."""
+    values: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": DEFAULT_MAX_TOKENS}
+    values.update(study.decoding_defaults())
+    given = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
+    values.update({k: v for k, v in given.items() if v is not None})
+    return values
+
+
 @dataclasses.dataclass(frozen=True)
 class GenerationOptions:
     """The values of the shared generation options of one command line."""
@@ -101,6 +141,23 @@ class GenerationOptions:
     max_requests: int | None = None
     max_cost: float | None = None
     model_options: tuple[str, ...] = ()
+
+    @classmethod
+    def for_study(
+        cls,
+        selection: StudySelection,
+        *,
+        temperature: float | None,
+        top_p: float | None,
+        max_tokens: int | None,
+        **runner: Any,
+    ) -> GenerationOptions:
+        """The options of a command line: the decoding settings resolved against the
+        study's defaults (:func:`decoding_values`), the runner settings as given."""
+        decoding = decoding_values(
+            selection.study_type(), temperature=temperature, top_p=top_p, max_tokens=max_tokens
+        )
+        return cls(study=selection, **decoding, **runner)
 
     def build_study(self) -> Plannable:
         """The study to generate, shaped by the study options."""
@@ -140,14 +197,18 @@ __all__ = [
     "MaxConcurrencyOption",
     "MaxCostOption",
     "MaxRequestsOption",
+    "MaxTokensOption",
     "ModelOption",
     "ModelOptionOption",
     "NOption",
     "OccupationsFileOption",
     "OccupationsOption",
     "StudyArgument",
+    "StudyOptionOption",
     "StudySelection",
     "TemperatureOption",
     "TemplatesOption",
     "TopPOption",
+    "decoding_values",
+    "study_options",
 ]

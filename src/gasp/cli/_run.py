@@ -105,9 +105,10 @@ def run_command(
     templates: gen.TemplatesOption = None,
     conditions: gen.ConditionsOption = None,
     cap_factor: gen.CapFactorOption = None,
-    max_tokens: Annotated[int | None, typer.Option(help="Most tokens per answer.")] = None,
-    temperature: gen.TemperatureOption = 1.0,
-    top_p: gen.TopPOption = 1.0,
+    study_option: gen.StudyOptionOption = None,
+    max_tokens: gen.MaxTokensOption = None,
+    temperature: gen.TemperatureOption = None,
+    top_p: gen.TopPOption = None,
     seed: Annotated[int, typer.Option(help="Run seed (generation, bootstrap, probe).")] = 0,
     max_concurrency: gen.MaxConcurrencyOption = 16,
     base_url: gen.BaseUrlOption = None,
@@ -147,16 +148,18 @@ def run_command(
         "conditions": conditions,
         "cap_factor": cap_factor,
     }
+    own = gen.study_options(study_type, study_option)
+    shape.update(own)
     if quick:
         preset = study_type.quick_options()
         for key, value in preset.items():
-            if key in shape and shape[key] is None:
+            if key != "max_tokens" and shape.get(key) is None:
                 shape[key] = value
         if max_tokens is None:
             max_tokens = preset.get("max_tokens")
-    generation = gen.GenerationOptions(
-        study=gen.StudySelection(study, shape),
-        max_tokens=max_tokens if max_tokens is not None else gen.DEFAULT_MAX_TOKENS,
+    generation = gen.GenerationOptions.for_study(
+        gen.StudySelection(study, shape),
+        max_tokens=max_tokens,
         temperature=temperature,
         top_p=top_p,
         seed=seed,
@@ -167,7 +170,7 @@ def run_command(
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
     )
-    analysis = an.analysis_options(
+    analysis = own | an.analysis_options(
         min_samples=min_samples,
         min_share=min_share,
         per_template=per_template,
@@ -179,8 +182,8 @@ def run_command(
         seed=seed,
         examples_per_word=examples_per_word,
     )
-    probe = {"embeddings": probe_embeddings, "seed": seed}
-    report = {"examples_per_word": examples_per_word}
+    probe = own | {"embeddings": probe_embeddings, "seed": seed}
+    report = own | {"examples_per_word": examples_per_word}
     if out is None:
         name = f"{'quick-' if quick else ''}{_slug(Path(study).stem)}-{_slug(model)}"
         out = Path("runs") / name

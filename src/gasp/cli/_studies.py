@@ -18,12 +18,14 @@ from gasp.studies import DEFAULT_STUDY_KIND, StudyType, get_study_type, study_ty
 
 @app.command("studies")
 def studies_command() -> None:
-    """List the studies gasp can run, with a one-line description each."""
+    """List the studies gasp can run, with a one-line description and their own options."""
     table = Table(title="gasp studies")
     table.add_column("study")
     table.add_column("what it measures")
+    table.add_column("--study-option")
     for study in study_types():
-        table.add_row(study.name, study.description)
+        options = "\n".join(f"{k}: {v}" for k, v in study.study_options.items()) or "-"
+        table.add_row(study.name, study.description, options)
     Console().print(table)
 
 

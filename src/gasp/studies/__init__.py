@@ -8,6 +8,7 @@ one when it is first asked for.
 
 from gasp.studies._registry import (
     BUILTIN_STUDY_MODULES,
+    COMMON_OPTIONS,
     DEFAULT_STUDY_KIND,
     STUDY_KIND_KEY,
     StudyType,
@@ -23,6 +24,7 @@ from gasp.studies._registry import (
 
 __all__ = [
     "BUILTIN_STUDY_MODULES",
+    "COMMON_OPTIONS",
     "DEFAULT_STUDY_KIND",
     "STUDY_KIND_KEY",
     "StudyType",

@@ -35,14 +35,23 @@ class StudyType(abc.ABC):
     """One kind of study: its items, its analysis and its report section.
 
     ``options`` passed to :meth:`build`, :meth:`analyze` and :meth:`report` are the
-    command line's values by name (None for an option not given); a study type
-    raises :class:`ConfigError` for a given option it does not use.
+    command line's values by name (None for an option not given), the study's own
+    options (``--study-option KEY=VALUE``, declared in :attr:`study_options`) among
+    them; a study type raises :class:`ConfigError` for a given option it does not use
+    (:func:`reject_options`).
     """
 
     #: Registered name (``gasp run NAME``), recorded in every run manifest.
     name: str
     #: One line for ``gasp studies``.
     description: str
+    #: The study's own options (``--study-option KEY=VALUE``): name -> one line of help.
+    study_options: Mapping[str, str] = {}
+
+    def decoding_defaults(self) -> dict[str, Any]:
+        """Decoding settings this study uses unless the command line gives others
+        (``temperature``, ``top_p``, ``max_tokens``); gasp's defaults fill the rest."""
+        return {}
 
     @abc.abstractmethod
     def build(self, source: str | Path, options: Mapping[str, Any]) -> Plannable:
@@ -55,6 +64,13 @@ class StudyType(abc.ABC):
     @abc.abstractmethod
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Analyse the run store into the results folder; return a short summary."""
+
+    def analyze_table(
+        self, table: Path, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Analyse a table of generations the user already has (no run store) into the
+        results folder; return a short summary (default: not supported)."""
+        raise ConfigError(f"study {self.name!r} cannot analyse a table of generations")
 
     def probe(self, results: Path, options: Mapping[str, Any]) -> str:
         """An optional step after the analysis (default: none); a one-line summary."""
@@ -72,9 +88,19 @@ class StudyType(abc.ABC):
         raise ConfigError(f"study {self.name!r} has no comparison across runs")
 
 
+#: Options every study accepts (it may ignore them): the run seed, samples per item,
+#: example texts kept per word.
+COMMON_OPTIONS = frozenset({"seed", "n", "examples_per_word"})
+
+
 def reject_options(study: str, options: Mapping[str, Any], allowed: set[str]) -> None:
-    """Raise :class:`ConfigError` when an option outside ``allowed`` was given."""
-    given = sorted(k for k, v in options.items() if v not in (None, False) and k not in allowed)
+    """Raise :class:`ConfigError` when an option outside ``allowed`` (and
+    :data:`COMMON_OPTIONS`) was given (None and False count as not given)."""
+    given = sorted(
+        k
+        for k, v in options.items()
+        if v is not None and v is not False and k not in allowed and k not in COMMON_OPTIONS
+    )
     if given:
         flag = "--" + given[0].replace("_", "-")
         raise ConfigError(f"option {flag} does not apply to study {study!r}")
