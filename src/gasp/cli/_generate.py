@@ -87,7 +87,7 @@ def generate_command(
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    shape = {
+    flags = {
         "occupations": occupations,
         "occupations_file": occupations_file,
         "n": n,
@@ -95,10 +95,9 @@ def generate_command(
         "conditions": conditions,
         "cap_factor": cap_factor,
     }
-    study_type = gen.StudySelection(study).study_type()
-    shape.update(gen.study_options(study_type, study_option))
+    selection, _, _ = gen.select_study(study, flags, study_option)
     generation = gen.GenerationOptions.for_study(
-        gen.StudySelection(study, shape),
+        selection,
         max_tokens=max_tokens,
         temperature=temperature,
         top_p=top_p,

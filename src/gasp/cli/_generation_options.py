@@ -111,6 +111,27 @@ class StudySelection:
         return self.study_type().build(self.source, self.options)
 
 
+def select_study(
+    source: str,
+    flags: Mapping[str, Any],
+    pairs: Sequence[str] | None,
+    *,
+    quick: bool = False,
+) -> tuple[StudySelection, dict[str, Any], int | None]:
+    """The study of a command line: its type's flags (``occupations``, ``n``, ...), its
+    ``--study-option`` pairs and, with ``quick``, its ``--quick`` preset for whatever the
+    command line left unset. Returns the selection, the study's own options (which the
+    later steps read too) and the preset's ``max_tokens`` (None without one)."""
+    study = StudySelection(source).study_type()
+    own = study_options(study, pairs)
+    shape: dict[str, Any] = {**flags, **own}
+    preset = study.quick_options() if quick else {}
+    for key, value in preset.items():
+        if key != "max_tokens" and shape.get(key) is None:
+            shape[key] = value
+    return StudySelection(source, shape), own, preset.get("max_tokens")
+
+
 def decoding_values(
     study: StudyType,
     *,
@@ -210,5 +231,6 @@ __all__ = [
     "TemplatesOption",
     "TopPOption",
     "decoding_values",
+    "select_study",
     "study_options",
 ]

@@ -119,6 +119,7 @@ def run_command(
     min_samples: an.MinSamplesOption = None,
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
+    threshold: an.ThresholdOption = None,
     fdr: an.FdrOption = None,
     plain: an.PlainOption = False,
     embeddings: an.EmbeddingsOption = None,
@@ -138,9 +139,7 @@ def run_command(
     """Generate, analyze, probe and report a study in one run folder; print the report path."""
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
-    selection = gen.StudySelection(study)
-    study_type = selection.study_type()
-    shape: dict[str, Any] = {
+    flags = {
         "occupations": occupations,
         "occupations_file": occupations_file,
         "n": n,
@@ -148,18 +147,11 @@ def run_command(
         "conditions": conditions,
         "cap_factor": cap_factor,
     }
-    own = gen.study_options(study_type, study_option)
-    shape.update(own)
-    if quick:
-        preset = study_type.quick_options()
-        for key, value in preset.items():
-            if key != "max_tokens" and shape.get(key) is None:
-                shape[key] = value
-        if max_tokens is None:
-            max_tokens = preset.get("max_tokens")
+    selection, own, quick_max_tokens = gen.select_study(study, flags, study_option, quick=quick)
+    study_type = selection.study_type()
     generation = gen.GenerationOptions.for_study(
-        gen.StudySelection(study, shape),
-        max_tokens=max_tokens,
+        selection,
+        max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
         temperature=temperature,
         top_p=top_p,
         seed=seed,
@@ -174,6 +166,7 @@ def run_command(
         min_samples=min_samples,
         min_share=min_share,
         per_template=per_template,
+        threshold=threshold,
         fdr=fdr,
         plain=plain,
         embeddings=embeddings,
