@@ -27,7 +27,7 @@ from gasp.backends._options import parse_model_options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int
 from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
 from gasp.backends._resilient import RequestSource, ResilientModel
-from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend
+from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend, split_spec
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
@@ -66,5 +66,6 @@ __all__ = [
     "redact_url",
     "require_capability",
     "resolve_backend",
+    "split_spec",
     "stable_int",
 ]

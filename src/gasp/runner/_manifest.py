@@ -11,7 +11,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from gasp.backends import DecodingConfig, ModelBackend, redact_url
+from gasp.backends import DecodingConfig, ModelBackend, redact_url, split_spec
 from gasp.errors import ConfigError
 from gasp.runner._items import StudyPlan
 from gasp.store import utc_now
@@ -104,7 +104,7 @@ def build_manifest(
         "request_kinds": [str(k) for k in plan.kinds],
         "model": {
             "spec": spec,
-            "provider": spec.partition("/")[0],
+            "provider": split_spec(spec)[0],
             "model_id": backend.model_id,
             "backend": type(backend).__name__,
             "base_url": redact_url(base_url),
