@@ -110,3 +110,22 @@ def test_a_table_of_generations_needs_its_study_named(
     assert "--study" in capsys.readouterr().err
     assert _gasp(monkeypatch, "analyze", str(table), "--study", "more-of-the-same") == 2
     assert "cannot analyse a table" in capsys.readouterr().err
+
+
+def test_a_failed_step_makes_gasp_run_exit_non_zero(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from gasp.errors import DataError
+    from gasp.studies.more_of_the_same import MoreOfTheSame
+
+    def failing_probe(self: object, results: Path, options: object) -> str:
+        raise DataError("the embeddings file is unreadable")
+
+    monkeypatch.setattr(MoreOfTheSame, "probe", failing_probe)
+    out = tmp_path / "run"
+    args = ["run", "-m", "mock/personas", "--quick", "--n", "4", "--out", str(out),
+            "--bootstrap", "0", "--permutations", "0"]  # fmt: skip
+    code = _gasp(monkeypatch, *args)
+    captured = capsys.readouterr()
+    assert code == 1 and "probe failed: the embeddings file is unreadable" in captured.err
+    assert (out / "report" / "report.html").is_file()  # the later steps still ran
