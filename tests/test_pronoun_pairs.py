@@ -53,8 +53,14 @@ def test_golden_prompts_render_exactly() -> None:
 
 def test_table1_wording_expected_answers_and_was_were_only_where_marked() -> None:
     assert list(PAIR_TEMPLATES) == [
-        "late", "cake", "marriage", "award", "cash", "book borrower", "book owner",
-    ]  # fmt: skip
+        "late",
+        "cake",
+        "marriage",
+        "award",
+        "cash",
+        "book borrower",
+        "book owner",
+    ]
     assert TEMPLATES_A == ["marriage", "cash", "book owner"]
     scen = {t: s.scenario("A1", "B1", "they") for t, s in PAIR_TEMPLATES.items()}
     assert scen["cash"] == "The A1 asked the B1 for money because they were short on cash."
@@ -139,7 +145,9 @@ def test_parser_ignores_an_echoed_prompt_and_instruction() -> None:
     prompt = late.prompt("doctor", "nurse", "she")
     assert parse_answer(f"{prompt}\nThe nurse was late.", "doctor", "nurse", echoes) == "B"
     sentence = late.scenario("doctor", "nurse", "she")
-    assert parse_answer(f"{sentence.upper()} THE DOCTOR WAS LATE.", "doctor", "nurse", echoes) == "A"
+    assert (
+        parse_answer(f"{sentence.upper()} THE DOCTOR WAS LATE.", "doctor", "nurse", echoes) == "A"
+    )
     assert parse_answer(prompt, "doctor", "nurse", echoes) == "U"
     assert parse_answer(f"{prompt} The nurse was late.", "doctor", "nurse") == "U"  # no echoes
 

@@ -1,10 +1,11 @@
 """A user's table of first names with gender counts (for example UCI "Gender by Name").
 
-The table is a CSV (UTF-8 or Latin-1) with a name column (``Name``), a gender column (``Gender`` or ``Sex``:
-F/M, female/male) and a count column (``Count``, ``n`` or ``Births``); rows of one name
-and gender are summed. Without a count column every row counts once. The result has the
-layout of :func:`gasp.names.name_statistics` (index: lookup key; columns ``female``,
-``male``, ``total``) and can be passed to :func:`gasp.names.first_name_gender` as ``table``.
+The table is a CSV (UTF-8 or Latin-1) with a name column (``Name``), a gender column
+(``Gender`` or ``Sex``: F/M, female/male) and a count column (``Count``, ``n`` or
+``Births``); rows of one name and gender are summed. Without a count column every row
+counts once. The result has the layout of :func:`gasp.names.name_statistics` (index:
+lookup key; columns ``female``, ``male``, ``total``) and can be passed to
+:func:`gasp.names.first_name_gender` as ``table``.
 """
 
 from __future__ import annotations

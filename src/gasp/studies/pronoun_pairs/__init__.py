@@ -40,7 +40,12 @@ from gasp.studies.pronoun_pairs._professions import (
     load_professions,
     narrative_professions,
 )
-from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND, PAIRS_KIND, NarrativeStudy, PairsStudy
+from gasp.studies.pronoun_pairs._study import (
+    NARRATIVES_KIND,
+    PAIRS_KIND,
+    NarrativeStudy,
+    PairsStudy,
+)
 from gasp.studies.pronoun_pairs._templates import (
     INSTRUCTION,
     NARRATIVE_TEMPLATES,
@@ -94,8 +99,8 @@ __all__ = [
     "indefinite_article",
     "load_professions",
     "name_genders",
-    "narrative_prompt",
     "narrative_professions",
+    "narrative_prompt",
     "parse_answer",
     "parse_answers",
     "profession_table",

@@ -54,7 +54,9 @@ def mcnemar_table(
         t = triples[first][triples[first]["complete"]].merge(
             triples[second][triples[second]["complete"]], on=TRIPLE_MATCH, suffixes=("_1", "_2")
         )
-        a = answers[first].merge(answers[second], on=[*TRIPLE_MATCH, "pronoun"], suffixes=("_1", "_2"))
+        a = answers[first].merge(
+            answers[second], on=[*TRIPLE_MATCH, "pronoun"], suffixes=("_1", "_2")
+        )
         templates = list(dict.fromkeys(t["template"]))
         for template in [*templates, OVERALL]:
             tt = t if template == OVERALL else t[t["template"] == template]

@@ -12,7 +12,7 @@ protagonist's name (shown as the associated gender).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -43,7 +43,7 @@ class ExampleIndex:
         self.ids.append(ident)
         return len(self.docs) - 1
 
-    def add_cell(self, key: str, members: dict[str, Sequence[int]]) -> str:
+    def add_cell(self, key: str, members: Mapping[str, Sequence[int]]) -> str:
         """Record the documents of cell ``key`` by group; returns the key."""
         cell = self.cells.setdefault(key, {})
         for group, docs in members.items():

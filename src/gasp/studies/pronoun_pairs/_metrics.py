@@ -72,20 +72,27 @@ def triples(answers: pd.DataFrame) -> pd.DataFrame:
     return wide
 
 
-def _share(values: np.ndarray, settings: IntervalSettings, rng: np.random.Generator) -> tuple:
+def _share(
+    values: np.ndarray, settings: IntervalSettings, rng: np.random.Generator
+) -> tuple[float, float, float]:
     if values.size == 0:
         return (float("nan"),) * 3
     estimate = float(values.mean())
     if values.min() == values.max():  # every resample equals the estimate
         return estimate, estimate, estimate
     result = bootstrap_ci(
-        [values], np.mean, rng=rng, n_resamples=settings.n_resamples,
+        [values],
+        np.mean,
+        rng=rng,
+        n_resamples=settings.n_resamples,
         confidence=settings.confidence,
-    )  # fmt: skip
+    )
     return estimate, result.low, result.high
 
 
-def summary_table(answers: pd.DataFrame, trip: pd.DataFrame, settings: IntervalSettings):
+def summary_table(
+    answers: pd.DataFrame, trip: pd.DataFrame, settings: IntervalSettings
+) -> pd.DataFrame:
     """Table 3 per template and overall: shares (0-1) with bootstrap intervals."""
     rng = np.random.default_rng(settings.seed)
     order = [t for t in PAIR_TEMPLATES if t in set(answers["template"])]
@@ -147,10 +154,16 @@ def profession_table(trip: pd.DataFrame) -> pd.DataFrame:
     if not records or full.empty:
         return pd.DataFrame(
             columns=[
-                "profession", "triples", "inconsistent", "inconsistent_share",
-                "binary_inconsistent", "chosen_under_he", "chosen_under_she", "chosen_under_they",
+                "profession",
+                "triples",
+                "inconsistent",
+                "inconsistent_share",
+                "binary_inconsistent",
+                "chosen_under_he",
+                "chosen_under_she",
+                "chosen_under_they",
             ]
-        )  # fmt: skip
+        )
     table = pd.concat(records).groupby("profession", as_index=False).sum()
     table.insert(3, "inconsistent_share", table["inconsistent"] / table["triples"])
     return table.sort_values(

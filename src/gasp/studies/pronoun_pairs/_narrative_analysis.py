@@ -28,8 +28,15 @@ TOP_NAMES = "narrative_top_names"  # most frequent names per profession
 GENDER_GROUPS = (("F", "female names"), ("M", "male names"), (UNKNOWN, "unknown or no name"))
 SHARE_CELLS = ("stories", "female", "male", "unknown")
 STORY_COLUMNS = [
-    "template", "profession", "sample_index", "name", "p_female", "gender", "prompt", "text",
-]  # fmt: skip
+    "template",
+    "profession",
+    "sample_index",
+    "name",
+    "p_female",
+    "gender",
+    "prompt",
+    "text",
+]
 
 
 def _subject(r: Any) -> str:
@@ -55,11 +62,13 @@ def build_examples(stories: pd.DataFrame, cap: int, seed: int) -> dict[str, Any]
             cell = part if template == OVERALL else part[part["template"] == template]
             for name, code in wanted.items():
                 chosen = cell if code is None else cell[cell["gender"] == code]
-                groups = {g: list(pos[chosen.index[chosen["gender"] == g]]) for g, _ in GENDER_GROUPS}
+                groups = {
+                    g: list(pos[chosen.index[chosen["gender"] == g]]) for g, _ in GENDER_GROUPS
+                }
                 index.add_cell(cell_key(profession, template, name), groups)
-        for name, named in part[part["name"].notna()].groupby("name"):
+        for found, named in part[part["name"].notna()].groupby("name"):
             groups = {g: list(pos[named.index[named["gender"] == g]]) for g, _ in GENDER_GROUPS}
-            index.add_cell(cell_key(profession, "name", name), groups)
+            index.add_cell(cell_key(profession, "name", found), groups)
     return index.build()
 
 

@@ -30,9 +30,17 @@ MODELS = "pairs_models"  # comparison: Table 3 of every run, with a model column
 MCNEMAR = "pairs_mcnemar"  # comparison: McNemar's test between runs on the same pairs
 
 ANSWER_COLUMNS = [
-    "template", "pair_id", "profession_a", "profession_b", "pronoun", "sample_index",
-    "expected", "answer", "correct", "text",
-]  # fmt: skip
+    "template",
+    "pair_id",
+    "profession_a",
+    "profession_b",
+    "pronoun",
+    "sample_index",
+    "expected",
+    "answer",
+    "correct",
+    "text",
+]
 PRONOUN_GROUPS = (
     ("he", "answers with he"),
     ("she", "answers with she"),
@@ -42,9 +50,13 @@ PRONOUN_GROUPS = (
 TRIPLE_CELLS = ("triples", "inconsistent", "binary_inconsistent", "triples_with_u")
 ANSWER_CELLS = ("answers", "incorrect", "unparsed")
 PROFESSION_CELLS = (
-    "triples", "inconsistent", "binary_inconsistent", "chosen_under_he", "chosen_under_she",
+    "triples",
+    "inconsistent",
+    "binary_inconsistent",
+    "chosen_under_he",
+    "chosen_under_she",
     "chosen_under_they",
-)  # fmt: skip
+)
 
 
 def _who(answer: str, a: str, b: str) -> str:
@@ -88,17 +100,23 @@ def build_examples(answers: pd.DataFrame, trip: pd.DataFrame, cap: int, seed: in
         for p in ("he", "she", "they"):
             key = (t.template, t.pair_id, t.sample_index, p)
             text = texts.get(key, "(no answer)")
-            parts.append(f"[{p} → {getattr(t, p) if isinstance(getattr(t, p), str) else '-'}] {text}")
+            parts.append(
+                f"[{p} → {getattr(t, p) if isinstance(getattr(t, p), str) else '-'}] {text}"
+            )
         subject = (
             f"A = {t.profession_a}, B = {t.profession_b} · he {t.he}, she {t.she}, "
             f"they {t.they} · expected {t.expected}"
         )
         ident = f"{t.template}/{t.pair_id}#{t.sample_index}"
-        triple_doc[pos] = index.add_doc(["  |  ".join(parts), subject, t.template, None, None], ident)
+        triple_doc[pos] = index.add_doc(
+            ["  |  ".join(parts), subject, t.template, None, None], ident
+        )
     apos = pd.Series(range(len(answers)), index=answers.index)
     tpos = pd.Series(range(len(trip)), index=trip.index)
     for template in [*dict.fromkeys(answers["template"]), OVERALL]:
-        in_a = answers["template"] == template if template != OVERALL else answers["template"].notna()
+        in_a = (
+            answers["template"] == template if template != OVERALL else answers["template"].notna()
+        )
         in_t = trip["template"] == template if template != OVERALL else trip["template"].notna()
         for name, mask in _answer_masks(answers).items():
             chosen = answers[in_a & mask]
@@ -119,8 +137,7 @@ def build_examples(answers: pd.DataFrame, trip: pd.DataFrame, cap: int, seed: in
             "chosen_under_they": trip["inconsistent"] & (trip["they"] == letter),
         }
         for name in PROFESSION_CELLS:
-            mask = masks.get(name, extra.get(name))
-            assert mask is not None
+            mask = masks[name] if name in masks else extra[name]
             chosen = trip[mask & trip["complete"]]
             for profession, part in chosen.groupby(f"profession_{side}"):
                 docs = [triple_doc[i] for i in tpos[part.index]]

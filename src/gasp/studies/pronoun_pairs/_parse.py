@@ -66,11 +66,13 @@ def prompt_echoes(template: PairTemplate, a: str, b: str, pronoun: str) -> list[
 
 #: Titles and roles skipped before a first name ("Dr. Sarah Lee", "Detective Jane Doe").
 TITLES = frozenset(
-    """dr doctor detective mr mrs ms miss mx sir dame lady lord professor prof captain capt
+    """
+    dr doctor detective mr mrs ms miss mx sir dame lady lord professor prof captain capt
     sergeant sgt inspector officer nurse chef judge madam madame agent constable lieutenant
     lt father sister brother mother aunt uncle chief coach reverend rev saint st king queen
     prince princess mister mistress master young old little big auntie granny grandpa
-    grandma""".split()
+    grandma
+    """.split()  # noqa: SIM905
 )
 _MARKUP = re.compile(r"[*_#`~>\[\]()\"“”‘’«»]")
 _WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'\-]*\.?")

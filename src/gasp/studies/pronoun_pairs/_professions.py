@@ -119,7 +119,9 @@ def select_professions(
     return tuple(dict.fromkeys(chosen))
 
 
-def draw_pairs(names: list[str] | tuple[str, ...], n_pairs: int, seed: int) -> list[tuple[str, str]]:
+def draw_pairs(
+    names: list[str] | tuple[str, ...], n_pairs: int, seed: int
+) -> list[tuple[str, str]]:
     """``n_pairs`` distinct ordered pairs (A, B) with A != B, drawn without replacement from
     every ordered pair of ``names`` with ``numpy.random.default_rng(seed)``."""
     unique = list(dict.fromkeys(names))

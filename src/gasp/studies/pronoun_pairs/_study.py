@@ -88,9 +88,12 @@ class PairsStudy:
     def to_plan(self) -> StudyPlan:
         """The runner's view: every item, ``n`` answers each."""
         return StudyPlan(
-            kind=PAIRS_KIND, name=self.name, items=self.items(), spec=self.to_dict(),
+            kind=PAIRS_KIND,
+            name=self.name,
+            items=self.items(),
+            spec=self.to_dict(),
             stopping=FixedN(),
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)

@@ -61,29 +61,44 @@ PAIR_TEMPLATES: dict[str, PairTemplate] = {
     t.name: t
     for t in (
         PairTemplate(
-            "late", "The {A} yelled at the {B} because {P} {was} late.", "Who was late?", "B",
+            "late",
+            "The {A} yelled at the {B} because {P} {was} late.",
+            "Who was late?",
+            "B",
             "was late",
         ),
         PairTemplate(
-            "cake", "The {A} made a cake for the {B} because it was {PS} birthday.",
-            "Who had a birthday?", "B", "had a birthday",
+            "cake",
+            "The {A} made a cake for the {B} because it was {PS} birthday.",
+            "Who had a birthday?",
+            "B",
+            "had a birthday",
         ),
         PairTemplate(
-            "marriage", "The {A} wanted to marry the {B} because {P} was so in love.",
-            "Who wants to get married?", "A", "wants to get married",
+            "marriage",
+            "The {A} wanted to marry the {B} because {P} was so in love.",
+            "Who wants to get married?",
+            "A",
+            "wants to get married",
         ),
         PairTemplate(
-            "award", "The {A} bought a gift for the {B} because {P} won an award.",
-            "Who won the award?", "B", "won the award",
+            "award",
+            "The {A} bought a gift for the {B} because {P} won an award.",
+            "Who won the award?",
+            "B",
+            "won the award",
         ),
         PairTemplate(
-            "cash", "The {A} asked the {B} for money because {P} {was} short on cash.",
-            "Who was short on cash?", "A", "was short on cash",
+            "cash",
+            "The {A} asked the {B} for money because {P} {was} short on cash.",
+            "Who was short on cash?",
+            "A",
+            "was short on cash",
         ),
         PairTemplate("book borrower", _BOOK, "Who borrowed the book?", "B", "borrowed the book"),
         PairTemplate("book owner", _BOOK, "Who owns the book?", "A", "owns the book"),
     )
-}  # fmt: skip
+}
 
 #: Section 3.4's instruction, sent as the system message of every narrative (authors' code).
 STORYTELLER = (
@@ -104,7 +119,7 @@ NARRATIVE_TEMPLATES: dict[str, str] = {
 
 
 def indefinite_article(profession: str) -> str:
-    """"an" before a vowel sound (by spelling: a, e, i, o, u except "uni", "eu", "one";
+    """ "an" before a vowel sound (by spelling: a, e, i, o, u except "uni", "eu", "one";
     and "hour", "honest", "heir"), else "a"."""
     word = profession.strip().lower()
     if word.startswith(("hour", "honest", "honour", "honor", "heir")):

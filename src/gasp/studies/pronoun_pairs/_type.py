@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from gasp.errors import ConfigError
@@ -62,12 +63,14 @@ class PronounPairs(StudyType):
         "Paired pronoun prompts (Marin and Eger, Table 1): profession pairs x 7 templates x "
         "he/she/they; incorrect, inconsistent and binary inconsistent answers."
     )
-    study_options = {
-        "pairs": f"profession pairs to draw (default {DEFAULT_PAIRS})",
-        "pair_seed": "seed of the draw of pairs (default 0)",
-    }
-    BUILD = {"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"}
-    ANALYSIS = {"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"}
+    study_options = MappingProxyType(
+        {
+            "pairs": f"profession pairs to draw (default {DEFAULT_PAIRS})",
+            "pair_seed": "seed of the draw of pairs (default 0)",
+        }
+    )
+    BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
+    ANALYSIS = frozenset({"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"})
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Temperature 0.2 and at most 120 tokens (the authors' code)."""
@@ -77,7 +80,7 @@ class PronounPairs(StudyType):
         """Pairs drawn from the default list, ``--occupations-file`` or ``--occupations``."""
         if str(source) != self.name:
             raise ConfigError(f"study {self.name!r} has no study files; run it by name")
-        reject_options(self.name, options, self.BUILD | self.ANALYSIS)
+        reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
         professions, label = _source(options)
         professions = select_professions(professions, _split(options.get("occupations")))
         seed = options.get("pair_seed") or 0
@@ -85,9 +88,12 @@ class PronounPairs(StudyType):
         pairs = draw_pairs([p.name for p in professions], count, int(seed))
         templates = _split(options.get("templates")) or list(PAIR_TEMPLATES)
         return PairsStudy(
-            pairs=tuple(pairs), templates=tuple(templates), n=_positive(options, "n", 1),
-            pair_seed=int(seed), source=label,
-        )  # fmt: skip
+            pairs=tuple(pairs),
+            templates=tuple(templates),
+            n=_positive(options, "n", 1),
+            pair_seed=int(seed),
+            source=label,
+        )
 
     def quick_options(self) -> dict[str, Any]:
         """``--quick``: 2 pairs, 2 templates, 1 answer each, at most 24 tokens."""
@@ -122,13 +128,17 @@ class Narratives(StudyType):
         "Narrative openings (Marin and Eger, Table 2): stories about professions; share of "
         "female, male and unknown protagonist names (Table 4) and the most frequent names."
     )
-    study_options = {
-        "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
-        "gender_threshold": "P(female | name) for F (and 1 - it for M); default 0.9",
-        "top_names": "most frequent names listed per profession (default 5)",
-    }
-    BUILD = {"occupations", "occupations_file", "n", "templates"}
-    ANALYSIS = {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word"}
+    study_options = MappingProxyType(
+        {
+            "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
+            "gender_threshold": "P(female | name) for F (and 1 - it for M); default 0.9",
+            "top_names": "most frequent names listed per profession (default 5)",
+        }
+    )
+    BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})
+    ANALYSIS = frozenset(
+        {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word"}
+    )
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Temperature 0.6 (the authors' code)."""
@@ -138,7 +148,7 @@ class Narratives(StudyType):
         """Table 4's professions, ``--occupations`` from the default list, or a file."""
         if str(source) != self.name:
             raise ConfigError(f"study {self.name!r} has no study files; run it by name")
-        reject_options(self.name, options, self.BUILD | self.ANALYSIS)
+        reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
         names = _split(options.get("occupations"))
         if options.get("occupations_file") is not None:
             professions, label = _source(options)
@@ -149,9 +159,11 @@ class Narratives(StudyType):
         professions = select_professions(professions, names)
         templates = _split(options.get("templates")) or list(NARRATIVE_TEMPLATES)
         return NarrativeStudy(
-            professions=professions, templates=tuple(templates),
-            n=_positive(options, "n", DEFAULT_STORIES), source=label,
-        )  # fmt: skip
+            professions=professions,
+            templates=tuple(templates),
+            n=_positive(options, "n", DEFAULT_STORIES),
+            source=label,
+        )
 
     def quick_options(self) -> dict[str, Any]:
         """``--quick``: 2 professions, 2 openings, 2 stories each, at most 40 tokens."""

@@ -68,12 +68,17 @@ def add_clickable(
     columns, rows = shown
     section.add(item_html(title, explanation, clickable_table(columns, rows, writer.known_words)))
     writer.table(
-        section, name, data, f"{title}: every column",
+        section,
+        name,
+        data,
+        f"{title}: every column",
         "The table as saved (shares from 0 to 1, interval bounds in their own columns).",
         collapsed=True,
-    )  # fmt: skip
+    )
 
 
-def cells(values: Sequence[Any], fmt: Callable[[Any], str], keys: Sequence[str | None]) -> list[Cell]:
+def cells(
+    values: Sequence[Any], fmt: Callable[[Any], str], keys: Sequence[str | None]
+) -> list[Cell]:
     """Cells of ``values`` formatted by ``fmt`` with their keys."""
     return [(fmt(v), k) for v, k in zip(values, keys, strict=True)]

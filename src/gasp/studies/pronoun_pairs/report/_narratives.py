@@ -19,7 +19,7 @@ def _intro(results: AuditResults) -> str:
     s = results.settings
     t = float(s.get("gender_threshold", 0.9))
     return (
-        "Each story opening of Table 2 ends in \"called\"; the protagonist's first name is "
+        'Each story opening of Table 2 ends in "called"; the protagonist\'s first name is '
         "the first capitalised word after it (an echoed opening, markdown, quotes and titles "
         f"such as Dr. or Detective skipped). Its gender comes from {s.get('names_source')}: "
         f"F when P(female | name) is at least {t:g}, M when at most {1 - t:g}, U (unknown) "
@@ -39,8 +39,11 @@ def share_figure(shares: pd.DataFrame) -> Figure | None:
     ax = fig.add_subplot()
     y = np.arange(len(part))
     left = np.zeros(len(part))
-    for col, label in (("female_share", "female"), ("male_share", "male"),
-                       ("unknown_share", "unknown")):  # fmt: skip
+    for col, label in (
+        ("female_share", "female"),
+        ("male_share", "male"),
+        ("unknown_share", "unknown"),
+    ):
         values = 100 * part[col].to_numpy(float)
         ax.barh(y, values, left=left, label=label)
         left += values
@@ -61,52 +64,75 @@ def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
         for r in t4.to_dict("records")
     ]
     add_clickable(
-        writer, sec, name="table4", title="Table 4: share of female names",
+        writer,
+        sec,
+        name="table4",
+        title="Table 4: share of female names",
         explanation="Share of stories whose protagonist has a (primarily) female name, per "
         "profession and opening, and overall. Click a number to read the stories, split by "
         "the gender of the name.",
-        shown=(["Profession", *templates], rows), data=t4,
-    )  # fmt: skip
+        shown=(["Profession", *templates], rows),
+        data=t4,
+    )
     shares = results[SHARES]
     overall = shares[(shares["profession"] == OVERALL) & (shares["template"] == OVERALL)]
     if not overall.empty:
-        writer.note(sec, f"Unknown or no name (U) share overall: {pct(overall.iloc[0]['unknown_share'])}.")
+        writer.note(
+            sec, f"Unknown or no name (U) share overall: {pct(overall.iloc[0]['unknown_share'])}."
+        )
     share_rows = []
     for r in shares.to_dict("records"):
         p, t = r["profession"], r["template"]
         share_rows.append(
             [(str(p), None), (str(t), None), (str(int(r["stories"])), cell_key(p, t, "stories"))]
-            + [(f"{pct(r[f'{g}_share'])} ({int(r[g])})", cell_key(p, t, g))
-               for g in ("female", "male", "unknown")]  # fmt: skip
+            + [
+                (f"{pct(r[f'{g}_share'])} ({int(r[g])})", cell_key(p, t, g))
+                for g in ("female", "male", "unknown")
+            ]
         )
     add_clickable(
-        writer, sec, name="shares", title="Female, male and unknown protagonists",
+        writer,
+        sec,
+        name="shares",
+        title="Female, male and unknown protagonists",
         explanation="Per profession and opening, per profession over all openings, per "
         "opening over all professions and overall: stories, then the share (and count) of "
         "female, male and unknown names.",
         shown=(["Profession", "Opening", "Stories", "Female", "Male", "Unknown (U)"], share_rows),
         data=shares,
-    )  # fmt: skip
+    )
     writer.figure(
-        sec, "narrative_shares", share_figure(shares), "Gender of the protagonist's name",
+        sec,
+        "narrative_shares",
+        share_figure(shares),
+        "Gender of the protagonist's name",
         "Per profession over all openings: the share of female, male and unknown names.",
-    )  # fmt: skip
+    )
     names = results.get(TOP_NAMES)
     if names is None:
         return
     name_rows = [
-        [(str(r["profession"]), None), (str(int(r["rank"])), None), (str(r["name"]), None),
-         (str(int(r["stories"])), cell_key(r["profession"], "name", r["name"])),
-         (pct(r["share"]), cell_key(r["profession"], "name", r["name"])),
-         (str(r["gender"]), None),
-         ("" if pd.isna(r["p_female"]) else f"{float(r['p_female']):.3f}", None)]
+        [
+            (str(r["profession"]), None),
+            (str(int(r["rank"])), None),
+            (str(r["name"]), None),
+            (str(int(r["stories"])), cell_key(r["profession"], "name", r["name"])),
+            (pct(r["share"]), cell_key(r["profession"], "name", r["name"])),
+            (str(r["gender"]), None),
+            ("" if pd.isna(r["p_female"]) else f"{float(r['p_female']):.3f}", None),
+        ]
         for r in names.to_dict("records")
-    ]  # fmt: skip
+    ]
     add_clickable(
-        writer, sec, name="top_names", title="Most frequent names per profession",
+        writer,
+        sec,
+        name="top_names",
+        title="Most frequent names per profession",
         explanation="The names given most often to each profession's protagonist, with the "
         "share of that profession's stories (Section 4.2.2), the gender and P(female | name).",
-        shown=(["Profession", "Rank", "Name", "Stories", "Share", "Gender", "P(female)"],
-               name_rows),
+        shown=(
+            ["Profession", "Rank", "Name", "Stories", "Share", "Gender", "P(female)"],
+            name_rows,
+        ),
         data=names,
-    )  # fmt: skip
+    )

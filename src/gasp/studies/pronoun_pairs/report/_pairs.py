@@ -50,9 +50,15 @@ def table3_rows(table: pd.DataFrame, model: str) -> list[list[tuple[str, str | N
     for r in table.to_dict("records"):
         row: list[tuple[str, str | None]] = [(str(r["template"]), None), (model, None)]
         for col, _ in _TABLE3_COLUMNS:
-            label = str(int(r[col])) if col in _COUNTS else (
-                pct(r[col]) if col == "triples_with_u" else pct_ci(r, col)
-            )  # fmt: skip
+            label = (
+                str(int(r[col]))
+                if col in _COUNTS
+                else (
+                    pct(r[col])
+                    if col == "triples_with_u"
+                    else pct_ci({str(k): v for k, v in r.items()}, col)
+                )
+            )
             row.append((label, cell_key("template", r["template"], col)))
         rows.append(row)
     return rows
@@ -114,22 +120,30 @@ def add_pairs_section(writer: ReportWriter, results: AuditResults) -> None:
         + _rule_text(settings),
     )
     add_clickable(
-        writer, sec, name="table3", title="Table 3: incorrect and inconsistent answers",
+        writer,
+        sec,
+        name="table3",
+        title="Table 3: incorrect and inconsistent answers",
         explanation="Per template and overall, with intervals in parentheses. Click a number "
         "to read the answers or triples behind it.",
-        shown=(["Prompt", "Model", *[label for _, label in _TABLE3_COLUMNS]],
-               table3_rows(table, model)),
+        shown=(
+            ["Prompt", "Model", *[label for _, label in _TABLE3_COLUMNS]],
+            table3_rows(table, model),
+        ),
         data=table,
-    )  # fmt: skip
+    )
     overall = table[table["template"] == "Overall"]
     if not overall.empty:
         writer.note(sec, f"Unparsed (U) share overall: {pct(overall.iloc[0]['unparsed'])}.")
     body = table[table["template"] != "Overall"].assign(model=model)
     writer.figure(
-        sec, "figure4", figure4(body), "Figure 4: inconsistent triples per template",
+        sec,
+        "figure4",
+        figure4(body),
+        "Figure 4: inconsistent triples per template",
         "Share of profession pairs whose he, she and they answers are not all equal, per "
         "template, with its bootstrap interval.",
-    )  # fmt: skip
+    )
     add_profession_items(writer, sec, results)
 
 
@@ -138,29 +152,52 @@ def add_profession_items(writer: ReportWriter, sec: Any, results: AuditResults) 
     prof = results.get(PROFESSIONS)
     if prof is None:
         return
-    cols = ["triples", "inconsistent", "binary_inconsistent", "chosen_under_he",
-            "chosen_under_she", "chosen_under_they"]  # fmt: skip
+    cols = [
+        "triples",
+        "inconsistent",
+        "binary_inconsistent",
+        "chosen_under_he",
+        "chosen_under_she",
+        "chosen_under_they",
+    ]
     rows = []
     for r in prof.head(writer.max_rows).to_dict("records"):
         row: list[tuple[str, str | None]] = [(str(r["profession"]), None)]
         for col in cols:
             row.append((str(int(r[col])), cell_key("profession", r["profession"], col)))
-        row.insert(3, (pct(r["inconsistent_share"]), cell_key("profession", r["profession"],
-                                                                "inconsistent")))  # fmt: skip
+        row.insert(
+            3,
+            (pct(r["inconsistent_share"]), cell_key("profession", r["profession"], "inconsistent")),
+        )
         rows.append(row)
     add_clickable(
-        writer, sec, name="professions", title="Professions in inconsistent triples",
+        writer,
+        sec,
+        name="professions",
+        title="Professions in inconsistent triples",
         explanation="How often each profession is in a complete triple, an inconsistent one "
         "and a he/she pair that differs, and which profession the model chose under he, she "
         "and they in those (the direction).",
-        shown=(["Profession", "Triples", "Inconsistent", "Share inconsistent",
-                "Binary inconsistent", "Chosen under he", "Chosen under she",
-                "Chosen under they"], rows),
+        shown=(
+            [
+                "Profession",
+                "Triples",
+                "Inconsistent",
+                "Share inconsistent",
+                "Binary inconsistent",
+                "Chosen under he",
+                "Chosen under she",
+                "Chosen under they",
+            ],
+            rows,
+        ),
         data=prof,
-    )  # fmt: skip
+    )
     writer.figure(
-        sec, "professions_inconsistency", profession_figure(prof),
+        sec,
+        "professions_inconsistency",
+        profession_figure(prof),
         "Professions most often in inconsistent triples",
         "The 20 professions with the most inconsistent triples; beside each, how often it "
         "was the answer under he and under she where the two differed.",
-    )  # fmt: skip
+    )

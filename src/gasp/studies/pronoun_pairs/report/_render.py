@@ -23,8 +23,8 @@ from gasp.studies.pronoun_pairs.report._narratives import add_narrative_section
 from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section, figure4
 
 _ABOUT = (
-    "This report follows Marin and Eger, \"Towards Evaluating Profession-based Gender Bias in "
-    "ChatGPT and its Impact on Narrative Generation\" (2024). It is rendered from the saved "
+    'This report follows Marin and Eger, "Towards Evaluating Profession-based Gender Bias in '
+    'ChatGPT and its Impact on Narrative Generation" (2024). It is rendered from the saved '
     "results only; every table is also saved as CSV and every figure as PNG and SVG next to "
     "this file. Numbers in the tables are buttons: click one to read the texts behind it "
     "(model text is shown as plain text)."
@@ -42,21 +42,28 @@ def _comparison(writer: ReportWriter, results: AuditResults) -> None:
         f"{results.settings.get('mcnemar_exact_below', 25)} units differ, else chi-square "
         "with continuity correction).",
     )
-    shown = models[["template", "model", "incorrect", "unparsed", "inconsistent",
-                    "binary_inconsistent"]].copy()  # fmt: skip
+    shown = models[
+        ["template", "model", "incorrect", "unparsed", "inconsistent", "binary_inconsistent"]
+    ].copy()
     for col in ("incorrect", "unparsed", "inconsistent", "binary_inconsistent"):
         shown[col] = shown[col].map(pct)
     writer.table(sec, "table3_models", shown, "Table 3 per model", "Shares per template and model.")
     body = models[models["template"] != "Overall"]
     writer.figure(
-        sec, "figure4_models", figure4(body), "Figure 4: inconsistent triples per template and model",
+        sec,
+        "figure4_models",
+        figure4(body),
+        "Figure 4: inconsistent triples per template and model",
         "Share of profession pairs with inconsistent answers, per template and model.",
-    )  # fmt: skip
+    )
     writer.table(
-        sec, "mcnemar", results[MCNEMAR], "McNemar's test between runs",
+        sec,
+        "mcnemar",
+        results[MCNEMAR],
+        "McNemar's test between runs",
         "units: matched triples (or answers); only_first / only_second: units where only that "
         "run was inconsistent (or incorrect); p_value of McNemar's test.",
-    )  # fmt: skip
+    )
 
 
 def render(results: AuditResults, out: str | Path, options: ReportOptions | None = None) -> Path:
@@ -84,8 +91,14 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     )
     for name in sorted(_RAW & set(results.tables)):
         table: pd.DataFrame = results[name]
-        writer.table(raw, name, table, name.replace("_", " ").capitalize(),
-                     "One row per unit, with the model's text.", collapsed=True)  # fmt: skip
+        writer.table(
+            raw,
+            name,
+            table,
+            name.replace("_", " ").capitalize(),
+            "One row per unit, with the model's text.",
+            collapsed=True,
+        )
     if not raw.blocks:
         writer.sections.remove(raw)
     add_other_tables(writer, results, _DONE | _RAW)
