@@ -1,4 +1,5 @@
-"""First names: gender from US Social Security birth records, and person-name detection."""
+"""First names: gender from US Social Security birth records (or a user's name table), and
+person-name detection."""
 
 from gasp.names._gender import DEFAULT_GENDER_THRESHOLD, first_name_gender
 from gasp.names._person import (
@@ -9,6 +10,7 @@ from gasp.names._person import (
     remove_person_names,
 )
 from gasp.names._ssa import babynames_path, name_statistics, total_births
+from gasp.names._table import read_name_table
 
 __all__ = [
     "DEFAULT_COMMON_ZIPF",
@@ -19,6 +21,7 @@ __all__ = [
     "first_name_gender",
     "is_person_name",
     "name_statistics",
+    "read_name_table",
     "remove_person_names",
     "total_births",
 ]

@@ -28,9 +28,15 @@ def _keys(names: Iterable[str]) -> list[str]:
 
 
 def first_name_gender(
-    names: Iterable[str], *, threshold: float = DEFAULT_GENDER_THRESHOLD
+    names: Iterable[str],
+    *,
+    threshold: float = DEFAULT_GENDER_THRESHOLD,
+    table: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """Gender of each first name from its share of female births.
+
+    ``table`` replaces the SSA statistics with a user's name table (the layout of
+    :func:`name_statistics`, for example from :func:`read_name_table`).
 
     Returns one row per input name (in order) with columns ``name`` (as given),
     ``share_female`` (NaN for unknown names), ``total`` (births with the name)
@@ -39,7 +45,7 @@ def first_name_gender(
     if not 0.5 < threshold <= 1.0:
         raise ConfigError(f"gender threshold must lie in (0.5, 1], got {threshold}")
     names_list = list(names)
-    totals = _name_totals().reindex(_keys(names_list))
+    totals = (_name_totals() if table is None else table).reindex(_keys(names_list))
     total = totals["total"].fillna(0).to_numpy(dtype=np.int64)
     female = totals["female"].fillna(0).to_numpy(dtype=np.float64)
     share = np.divide(female, total, out=np.full(total.shape, np.nan), where=total > 0)

@@ -24,6 +24,8 @@ from gasp.runner import Plannable
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
     "more-of-the-same": "gasp.studies.more_of_the_same",
+    "pronoun-pairs": "gasp.studies.pronoun_pairs",
+    "narratives": "gasp.studies.pronoun_pairs.narratives",
 }
 
 #: The key of a study file naming its study type (default: more-of-the-same).

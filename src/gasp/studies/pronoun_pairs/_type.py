@@ -1,0 +1,191 @@
+"""The paired pronoun test and the narrative test as registered study types."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from gasp.errors import ConfigError
+from gasp.studies import StudyType, reject_options
+from gasp.studies.pronoun_pairs._professions import (
+    default_professions,
+    draw_pairs,
+    load_professions,
+    narrative_professions,
+    select_professions,
+)
+from gasp.studies.pronoun_pairs._study import (
+    NARRATIVES_KIND,
+    PAIRS_KIND,
+    NarrativeStudy,
+    PairsStudy,
+)
+from gasp.studies.pronoun_pairs._templates import NARRATIVE_TEMPLATES, PAIR_TEMPLATES
+
+#: Profession pairs drawn by default (the paper's main experiment drew 1,000 per model).
+DEFAULT_PAIRS = 1000
+#: Stories per (profession, opening) by default (k = 20, Section 4.2.2).
+DEFAULT_STORIES = 20
+
+
+def _split(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in str(value).split(",") if v.strip()]
+    if not items:
+        raise ConfigError("an empty list was given; separate names with commas")
+    return items
+
+
+def _source(options: Mapping[str, Any]) -> tuple[Any, str]:
+    file = options.get("occupations_file")
+    if file is not None:
+        return load_professions(file), str(file)
+    return default_professions(), "default"
+
+
+def _positive(options: Mapping[str, Any], key: str, default: int) -> int:
+    value = options.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+    return value
+
+
+class PronounPairs(StudyType):
+    """Marin and Eger's paired prompts (Table 1): he / she / they, same profession pairs."""
+
+    name = PAIRS_KIND
+    description = (
+        "Paired pronoun prompts (Marin and Eger, Table 1): profession pairs x 7 templates x "
+        "he/she/they; incorrect, inconsistent and binary inconsistent answers."
+    )
+    study_options = MappingProxyType(
+        {
+            "pairs": f"profession pairs to draw (default {DEFAULT_PAIRS})",
+            "pair_seed": "seed of the draw of pairs (default 0)",
+        }
+    )
+    BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
+    ANALYSIS = frozenset({"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"})
+
+    def decoding_defaults(self) -> dict[str, Any]:
+        """Temperature 0.2 and at most 120 tokens (the authors' code)."""
+        return {"temperature": 0.2, "max_tokens": 120}
+
+    def build(self, source: str | Path, options: Mapping[str, Any]) -> PairsStudy:
+        """Pairs drawn from the default list, ``--occupations-file`` or ``--occupations``."""
+        if str(source) != self.name:
+            raise ConfigError(f"study {self.name!r} has no study files; run it by name")
+        reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
+        professions, label = _source(options)
+        professions = select_professions(professions, _split(options.get("occupations")))
+        seed = options.get("pair_seed") or 0
+        count = _positive(options, "pairs", DEFAULT_PAIRS)
+        pairs = draw_pairs([p.name for p in professions], count, int(seed))
+        templates = _split(options.get("templates")) or list(PAIR_TEMPLATES)
+        return PairsStudy(
+            pairs=tuple(pairs),
+            templates=tuple(templates),
+            n=_positive(options, "n", 1),
+            pair_seed=int(seed),
+            source=label,
+        )
+
+    def quick_options(self) -> dict[str, Any]:
+        """``--quick``: 2 pairs, 2 templates, 1 answer each, at most 24 tokens."""
+        return {"pairs": 2, "templates": "late,cake", "n": 1, "max_tokens": 24}
+
+    def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Parse the answers and compute Table 3, the professions and the examples."""
+        from gasp.studies.pronoun_pairs._steps import analyze_pairs
+
+        return analyze_pairs(store, results, options)
+
+    def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
+        """The report from saved results only."""
+        from gasp.studies.pronoun_pairs._steps import render_report
+
+        return render_report(results, out, options)
+
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Table 3 and Figure 4 across runs and McNemar's test on the shared pairs."""
+        from gasp.studies.pronoun_pairs._steps import compare_pairs_runs
+
+        return compare_pairs_runs(runs, out, options)
+
+
+class Narratives(StudyType):
+    """Marin and Eger's narrative openings (Table 2): the protagonist's name and gender."""
+
+    name = NARRATIVES_KIND
+    description = (
+        "Narrative openings (Marin and Eger, Table 2): stories about professions; share of "
+        "female, male and unknown protagonist names (Table 4) and the most frequent names."
+    )
+    study_options = MappingProxyType(
+        {
+            "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
+            "gender_threshold": "P(female | name) for F (and 1 - it for M); default 0.9",
+            "top_names": "most frequent names listed per profession (default 5)",
+        }
+    )
+    BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})
+    ANALYSIS = frozenset(
+        {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word"}
+    )
+
+    def decoding_defaults(self) -> dict[str, Any]:
+        """Temperature 0.6 (the authors' code)."""
+        return {"temperature": 0.6}
+
+    def build(self, source: str | Path, options: Mapping[str, Any]) -> NarrativeStudy:
+        """Table 4's professions, ``--occupations`` from the default list, or a file."""
+        if str(source) != self.name:
+            raise ConfigError(f"study {self.name!r} has no study files; run it by name")
+        reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
+        names = _split(options.get("occupations"))
+        if options.get("occupations_file") is not None:
+            professions, label = _source(options)
+        elif names is not None:
+            professions, label = default_professions(), "default"
+        else:
+            professions, label = narrative_professions(), "default (Table 4)"
+        professions = select_professions(professions, names)
+        templates = _split(options.get("templates")) or list(NARRATIVE_TEMPLATES)
+        return NarrativeStudy(
+            professions=professions,
+            templates=tuple(templates),
+            n=_positive(options, "n", DEFAULT_STORIES),
+            source=label,
+        )
+
+    def quick_options(self) -> dict[str, Any]:
+        """``--quick``: 2 professions, 2 openings, 2 stories each, at most 40 tokens."""
+        return {
+            "occupations": "graduate student,roofer",
+            "templates": "once,story",
+            "n": 2,
+            "max_tokens": 40,
+        }
+
+    def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Names, genders, Table 4 and the most frequent names."""
+        from gasp.studies.pronoun_pairs._steps import analyze_narratives
+
+        return analyze_narratives(store, results, options)
+
+    def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
+        """The report from saved results only."""
+        from gasp.studies.pronoun_pairs._steps import render_report
+
+        return render_report(results, out, options)
+
+
+PAIRS_STUDY_TYPE = PronounPairs()
+NARRATIVES_STUDY_TYPE = Narratives()

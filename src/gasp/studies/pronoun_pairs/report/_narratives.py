@@ -1,0 +1,138 @@
+"""The narrative section: Table 4, female/male/unknown shares, frequent names, a chart."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from gasp.report import ReportWriter, new_figure
+from gasp.results import AuditResults
+from gasp.studies.pronoun_pairs._examples import cell_key
+from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, TABLE4, TOP_NAMES
+from gasp.studies.pronoun_pairs.report._common import add_clickable, pct
+
+OVERALL = "Overall"
+
+
+def _intro(results: AuditResults) -> str:
+    s = results.settings
+    t = float(s.get("gender_threshold", 0.9))
+    return (
+        'Each story opening of Table 2 ends in "called"; the protagonist\'s first name is '
+        "the first capitalised word after it (an echoed opening, markdown, quotes and titles "
+        f"such as Dr. or Detective skipped). Its gender comes from {s.get('names_source')}: "
+        f"F when P(female | name) is at least {t:g}, M when at most {1 - t:g}, U (unknown) "
+        "when the name is ambiguous, not in the table or no name was found. Shares are out "
+        "of all stories of a cell, so F, M and U add up to 100%. Every number opens its "
+        "stories."
+    )
+
+
+def share_figure(shares: pd.DataFrame) -> Figure | None:
+    """Female, male and unknown shares per profession (over all openings), stacked."""
+    part = shares[(shares["template"] == OVERALL) & (shares["profession"] != OVERALL)]
+    if part.empty:
+        return None
+    part = part.sort_values("female_share")
+    fig = new_figure(6.0, 0.28 * len(part) + 1.2)
+    ax = fig.add_subplot()
+    y = np.arange(len(part))
+    left = np.zeros(len(part))
+    for col, label in (
+        ("female_share", "female"),
+        ("male_share", "male"),
+        ("unknown_share", "unknown"),
+    ):
+        values = 100 * part[col].to_numpy(float)
+        ax.barh(y, values, left=left, label=label)
+        left += values
+    ax.set_yticks(y, part["profession"])
+    ax.set_xlabel("stories (%)")
+    ax.legend(fontsize=7)
+    return fig
+
+
+def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
+    """Table 4, the shares per cell, the figure and the most frequent names."""
+    sec = writer.section("Narratives: who the protagonist is", _intro(results))
+    t4 = results[TABLE4]
+    templates = [c for c in t4.columns if c != "profession"]
+    rows = [
+        [(str(r["profession"]), None)]
+        + [(pct(r[t], 0), cell_key(r["profession"], t, "stories")) for t in templates]
+        for r in t4.to_dict("records")
+    ]
+    add_clickable(
+        writer,
+        sec,
+        name="table4",
+        title="Table 4: share of female names",
+        explanation="Share of stories whose protagonist has a (primarily) female name, per "
+        "profession and opening, and overall. Click a number to read the stories, split by "
+        "the gender of the name.",
+        shown=(["Profession", *templates], rows),
+        data=t4,
+    )
+    shares = results[SHARES]
+    overall = shares[(shares["profession"] == OVERALL) & (shares["template"] == OVERALL)]
+    if not overall.empty:
+        writer.note(
+            sec, f"Unknown or no name (U) share overall: {pct(overall.iloc[0]['unknown_share'])}."
+        )
+    share_rows = []
+    for r in shares.to_dict("records"):
+        p, t = r["profession"], r["template"]
+        share_rows.append(
+            [(str(p), None), (str(t), None), (str(int(r["stories"])), cell_key(p, t, "stories"))]
+            + [
+                (f"{pct(r[f'{g}_share'])} ({int(r[g])})", cell_key(p, t, g))
+                for g in ("female", "male", "unknown")
+            ]
+        )
+    add_clickable(
+        writer,
+        sec,
+        name="shares",
+        title="Female, male and unknown protagonists",
+        explanation="Per profession and opening, per profession over all openings, per "
+        "opening over all professions and overall: stories, then the share (and count) of "
+        "female, male and unknown names.",
+        shown=(["Profession", "Opening", "Stories", "Female", "Male", "Unknown (U)"], share_rows),
+        data=shares,
+    )
+    writer.figure(
+        sec,
+        "narrative_shares",
+        share_figure(shares),
+        "Gender of the protagonist's name",
+        "Per profession over all openings: the share of female, male and unknown names.",
+    )
+    names = results.get(TOP_NAMES)
+    if names is None:
+        return
+    name_rows = [
+        [
+            (str(r["profession"]), None),
+            (str(int(r["rank"])), None),
+            (str(r["name"]), None),
+            (str(int(r["stories"])), cell_key(r["profession"], "name", r["name"])),
+            (pct(r["share"]), cell_key(r["profession"], "name", r["name"])),
+            (str(r["gender"]), None),
+            ("" if pd.isna(r["p_female"]) else f"{float(r['p_female']):.3f}", None),
+        ]
+        for r in names.to_dict("records")
+    ]
+    add_clickable(
+        writer,
+        sec,
+        name="top_names",
+        title="Most frequent names per profession",
+        explanation="The names given most often to each profession's protagonist, with the "
+        "share of that profession's stories (Section 4.2.2), the gender and P(female | name).",
+        shown=(
+            ["Profession", "Rank", "Name", "Stories", "Share", "Gender", "P(female)"],
+            name_rows,
+        ),
+        data=names,
+    )

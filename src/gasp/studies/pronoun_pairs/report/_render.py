@@ -1,0 +1,107 @@
+"""One page per run (paired test or narratives) or per comparison of paired-test runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from gasp.report import ReportOptions, ReportWriter, add_manifest, add_other_tables, page_examples
+from gasp.results import AuditResults
+from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, STORIES, TABLE4, TOP_NAMES
+from gasp.studies.pronoun_pairs._pairs_analysis import (
+    ANSWERS,
+    MCNEMAR,
+    MODELS,
+    PROFESSIONS,
+    TABLE3,
+    TRIPLES,
+)
+from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
+from gasp.studies.pronoun_pairs.report._common import pct
+from gasp.studies.pronoun_pairs.report._narratives import add_narrative_section
+from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section, figure4
+
+_ABOUT = (
+    'This report follows Marin and Eger, "Towards Evaluating Profession-based Gender Bias in '
+    'ChatGPT and its Impact on Narrative Generation" (2024). It is rendered from the saved '
+    "results only; every table is also saved as CSV and every figure as PNG and SVG next to "
+    "this file. Numbers in the tables are buttons: click one to read the texts behind it "
+    "(model text is shown as plain text)."
+)
+_DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, MODELS, MCNEMAR}
+_RAW = {ANSWERS, TRIPLES, STORIES}
+
+
+def _comparison(writer: ReportWriter, results: AuditResults) -> None:
+    models = results[MODELS]
+    sec = writer.section(
+        "Comparison of models",
+        "Table 3 of every run, Figure 4 across runs, and McNemar's test on the profession "
+        "pairs the runs share (paired binary outcomes: exact binomial when fewer than "
+        f"{results.settings.get('mcnemar_exact_below', 25)} units differ, else chi-square "
+        "with continuity correction).",
+    )
+    shown = models[
+        ["template", "model", "incorrect", "unparsed", "inconsistent", "binary_inconsistent"]
+    ].copy()
+    for col in ("incorrect", "unparsed", "inconsistent", "binary_inconsistent"):
+        shown[col] = shown[col].map(pct)
+    writer.table(sec, "table3_models", shown, "Table 3 per model", "Shares per template and model.")
+    body = models[models["template"] != "Overall"]
+    writer.figure(
+        sec,
+        "figure4_models",
+        figure4(body),
+        "Figure 4: inconsistent triples per template and model",
+        "Share of profession pairs with inconsistent answers, per template and model.",
+    )
+    writer.table(
+        sec,
+        "mcnemar",
+        results[MCNEMAR],
+        "McNemar's test between runs",
+        "units: matched triples (or answers); only_first / only_second: units where only that "
+        "run was inconsistent (or incorrect); p_value of McNemar's test.",
+    )
+
+
+def render(results: AuditResults, out: str | Path, options: ReportOptions | None = None) -> Path:
+    """Write the page for ``results`` into ``out``; the HTML file's path."""
+    opts = options or ReportOptions()
+    kind = results.meta.get("study_kind")
+    model = str(results.meta.get("model_id") or "")
+    if results.meta.get("kind") == "comparison":
+        title = "Paired pronoun prompts: comparison of runs"
+    elif kind == NARRATIVES_KIND:
+        title = "Narrative names" + (f" on {model}" if model else "")
+    else:
+        title = "Paired pronoun prompts" + (f" on {model}" if model else "")
+    examples = page_examples(results, opts)
+    writer = ReportWriter(out, title, "", examples, max_rows=opts.max_rows)
+    writer.section("About this report", _ABOUT)
+    if results.meta.get("kind") == "comparison":
+        _comparison(writer, results)
+    elif kind == NARRATIVES_KIND:
+        add_narrative_section(writer, results)
+    else:
+        add_pairs_section(writer, results)
+    raw = writer.section(
+        "All answers", "Every parsed answer, triple or story as saved with the results."
+    )
+    for name in sorted(_RAW & set(results.tables)):
+        table: pd.DataFrame = results[name]
+        writer.table(
+            raw,
+            name,
+            table,
+            name.replace("_", " ").capitalize(),
+            "One row per unit, with the model's text.",
+            collapsed=True,
+        )
+    if not raw.blocks:
+        writer.sections.remove(raw)
+    add_other_tables(writer, results, _DONE | _RAW)
+    manifest = results.meta.get("manifest")
+    add_manifest(writer, results, manifest if isinstance(manifest, dict) else None)
+    return writer.write(opts.filename)
