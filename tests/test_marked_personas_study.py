@@ -106,7 +106,7 @@ def test_options_restrict_groups_prompts_and_reject_others() -> None:
         build_study("marked-personas", {"occupations": "nurse"})
     quick = get_study_type("marked-personas").quick_options()
     quick.pop("max_tokens")
-    assert len(build_study("marked-personas", quick).to_plan().items) == 12
+    assert len(build_study("marked-personas", quick).to_plan().items) == 8
 
 
 def test_a_study_file_gives_its_own_axes(tmp_path: Path) -> None:

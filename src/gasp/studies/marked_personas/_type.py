@@ -95,7 +95,7 @@ class MarkedPersonas(StudyType):
         return {
             "race": "a White,a Black",
             "gender": "M,W",
-            "prompts": "describe,imagine-describe,story-about",
+            "prompts": "describe,story-about",
             "n": 3,
             "max_tokens": 48,
         }

@@ -98,7 +98,7 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
             )
         table("svm_accuracy", "One-vs-rest SVM accuracy", _svm_explanation(settings))
         writer.figure(
-            sec, f"{kind}_svm_accuracy", figure_svm(acc), "SVM accuracy and baselines",
+            sec, f"{kind}_svm_figure", figure_svm(acc), "SVM accuracy and baselines",
             _svm_explanation(settings),
         )
     table("svm_top_words", "SVM top words", "The 10 largest positive coefficients per group.", True)
