@@ -22,8 +22,19 @@ def test_quick_run_on_the_embedded_model(tmp_path: Path) -> None:
     out = tmp_path / "run"
     result = CliRunner().invoke(
         app,
-        ["run", "marked-personas", "-m", "embedded", "--quick", "--n", "2",
-         "--max-tokens", "16", "--out", str(out)],
+        [
+            "run",
+            "marked-personas",
+            "-m",
+            "embedded",
+            "--quick",
+            "--n",
+            "2",
+            "--max-tokens",
+            "16",
+            "--out",
+            str(out),
+        ],
     )
     assert result.exit_code == 0, result.output
     report = out / "report"
@@ -35,6 +46,13 @@ def test_quick_run_on_the_embedded_model(tmp_path: Path) -> None:
             assert f"{kind}_{name}.png" in figures and f"{kind}_{name}.svg" in figures
     tables = {p.stem for p in (report / "tables").iterdir()}
     for kind in ("persona", "story"):
-        for name in ("word_table", "svm_accuracy", "jsd_top_words", "lexicon_rates",
-                     "resilience", "sentiment", "word_sentiment"):
+        for name in (
+            "word_table",
+            "svm_accuracy",
+            "jsd_top_words",
+            "lexicon_rates",
+            "resilience",
+            "sentiment",
+            "word_sentiment",
+        ):
             assert f"{kind}_{name}" in tables

@@ -31,14 +31,74 @@ SVM_ONLY: dict[str, list[str]] = {
     "Latine": ["brown", "expressing", "expresses"],
     "man": ["dark", "anything"],
     "woman": ["fair"],
-    "Black woman": ["smile", "curls", "curly", "empowering", "presence", "full", "intelligence", "wide"],
-    "Asian woman": ["smooth", "traditional", "grace", "tasteful", "subtle", "hair", "jade", "small"],
+    "Black woman": [
+        "smile",
+        "curls",
+        "curly",
+        "empowering",
+        "presence",
+        "full",
+        "intelligence",
+        "wide",
+    ],
+    "Asian woman": [
+        "smooth",
+        "traditional",
+        "grace",
+        "tasteful",
+        "subtle",
+        "hair",
+        "jade",
+        "small",
+    ],
     "ME woman": ["independent", "graceful", "kind", "skirt", "hold", "modestly"],
-    "Latine woman": ["passionate", "colorful", "brown", "dancing", "colors", "determined", "loves", "sandals", "spicy"],
-    "Black nonbinary": ["selfexpression", "traditionally", "forms", "topics", "gentle", "curls", "honor", "skin", "thrive"],
-    "Asian nonbinary": ["themselves", "boundaries", "jewelry", "prefer", "languages", "perality", "pixie", "balance", "around", "explore"],
+    "Latine woman": [
+        "passionate",
+        "colorful",
+        "brown",
+        "dancing",
+        "colors",
+        "determined",
+        "loves",
+        "sandals",
+        "spicy",
+    ],
+    "Black nonbinary": [
+        "selfexpression",
+        "traditionally",
+        "forms",
+        "topics",
+        "gentle",
+        "curls",
+        "honor",
+        "skin",
+        "thrive",
+    ],
+    "Asian nonbinary": [
+        "themselves",
+        "boundaries",
+        "jewelry",
+        "prefer",
+        "languages",
+        "perality",
+        "pixie",
+        "balance",
+        "around",
+        "explore",
+    ],
     "ME nonbinary": ["modern", "traditional", "between", "eyes", "way", "outfit", "true", "kind"],
-    "Latine nonbinary": ["mix", "olive", "identify", "heritage", "proudly", "exploring", "english", "per", "kind", "into"],
+    "Latine nonbinary": [
+        "mix",
+        "olive",
+        "identify",
+        "heritage",
+        "proudly",
+        "exploring",
+        "english",
+        "per",
+        "kind",
+        "into",
+    ],
 }
 
 
@@ -65,7 +125,18 @@ def test_svm_accuracy_mean_and_sd(results: AuditResults) -> None:
 def test_paper_anonymizer_reproduces_the_published_svm_top_words(results: AuditResults) -> None:
     top = results["persona_svm_top_words"]
     white = top[(top["grouping"] == "race") & (top["group"] == "White")]["word"]
-    assert set(white) == {"blue", "fair", "blonde", "blond", "pale", "range", "light", "outdoors", "casual", "tall"}
+    assert set(white) == {
+        "blue",
+        "fair",
+        "blonde",
+        "blond",
+        "pale",
+        "range",
+        "light",
+        "outdoors",
+        "casual",
+        "tall",
+    }
     for group, words in SVM_ONLY.items():
         found = set(top[top["group"] == group]["word"])
         missing = [w for w in words if w not in found]

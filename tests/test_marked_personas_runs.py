@@ -16,15 +16,16 @@ from gasp.results import AuditResults
 from gasp.runner import RunOptions, generate
 from gasp.studies.marked_personas import STUDY_TYPE, build_study
 
-NEUTRAL = (
-    "calm kind reads walks table window garden morning coffee music city river book quiet "
-    "street friend bread light chair paper green small tree cloud road song letter"
-).split()
+NEUTRAL = [
+    *("calm", "kind", "reads", "walks", "table", "window", "garden", "morning", "coffee"),
+    *("music", "city", "river", "book", "quiet", "street", "friend", "bread", "light"),
+    *("chair", "paper", "green", "small", "tree", "cloud", "road", "song", "letter"),
+]
 PLANTED = {"race:a Black": "zephyr", "gender:W": "quasar", "group:a Black|W": "nimbus"}
 
 
 def _body(key: str, independent: bool) -> str:
-    template, race, gender, index = json.loads(key)
+    template, _race, _gender, index = json.loads(key)
     material = key if independent else f"{template}|{index}"
     seed = int.from_bytes(hashlib.blake2b(material.encode(), digest_size=4).digest(), "big")
     rng = np.random.default_rng(seed)
@@ -92,6 +93,7 @@ def test_independent_null_texts_give_chance_svms(tmp_path: Path) -> None:
 
 def test_planted_words_are_found_by_every_method(planted: AuditResults) -> None:
     marked = planted["persona_marked_words"]
+
     def words(table: str, group: str) -> set[str]:
         t = planted[table]
         return set(t[t["group"] == group]["word"])
@@ -135,7 +137,14 @@ def test_report_writes_every_table_and_figure(planted: AuditResults, tmp_path: P
     for name in ("figure1", "figure2", "figure3", "figurea1", "svm_figure"):
         assert {f"persona_{name}.png", f"persona_{name}.svg"} <= figures, name
     tables = {p.stem for p in (tmp_path / "report" / "tables").iterdir()}
-    assert {"refusals", "persona_word_table", "persona_svm_accuracy", "persona_jsd_top_words",
-            "persona_sentiment", "persona_resilience", "persona_lexicon_rates"} <= tables
+    assert {
+        "refusals",
+        "persona_word_table",
+        "persona_svm_accuracy",
+        "persona_jsd_top_words",
+        "persona_sentiment",
+        "persona_resilience",
+        "persona_lexicon_rates",
+    } <= tables
     assert html.index("Refusals per prompt") < html.index("Top words per group")
     assert 'data-word="zephyr"' in html

@@ -59,7 +59,9 @@ def test_they_is_by_default_and_they_are_on_request() -> None:
     assert STUDY.render(template, nb).endswith("that they is an Asian nonbinary person.")
     are = build_study("marked-personas", {"they_verb": "are"})
     assert are.render(template, nb).endswith("that they are an Asian nonbinary person.")
-    assert are.render(template, {"race": "a White", "gender": "W"}).endswith("that she is a White woman.")
+    assert are.render(template, {"race": "a White", "gender": "W"}).endswith(
+        "that she is a White woman."
+    )
     with pytest.raises(ConfigError):
         build_study("marked-personas", {"they_verb": "were"})
 
@@ -124,7 +126,10 @@ def test_a_study_file_gives_its_own_axes(tmp_path: Path) -> None:
         study.render(study.prompts[0], {"age": "old"}),
     ]
     assert study.render(study.prompts[4], {"age": "old"}) == "Describe an old person."
-    assert study.render(study.prompts[5], {"age": "old"}) == "Imagine an old person. Please describe them."
+    assert (
+        study.render(study.prompts[5], {"age": "old"})
+        == "Imagine an old person. Please describe them."
+    )
 
 
 def test_paper_anonymizer_keeps_the_authors_quirks() -> None:
@@ -167,7 +172,9 @@ def test_jsd_contributions_match_shifterator_on_a_hand_computed_example() -> Non
     m = 0.5 * (p1 + p2)
     entropy = lambda p: -sum(x * math.log2(x) for x in p if x > 0)  # noqa: E731
     assert math.isclose(c.sum(), entropy(m) - 0.5 * entropy(p1) - 0.5 * entropy(p2))
-    top = jsd_top_words(np.array(["a", "b", "c"], dtype=object), np.array([2, 2, 0]), np.array([1, 1, 2]))
+    top = jsd_top_words(
+        np.array(["a", "b", "c"], dtype=object), np.array([2, 2, 0]), np.array([1, 1, 2])
+    )
     assert top["word"].tolist() == ["c"]  # only c is more frequent in the marked texts
 
 

@@ -84,7 +84,9 @@ def comparisons(study: MarkedPersonasStudy) -> list[Comparison]:
         for combo in itertools.product(*(a.marked for a in study.axes)):
             target = {a.name: v.value for a, v in zip(study.axes, combo, strict=True)}
             unmarked = {label[a.name][a.unmarked]: {a.name: a.unmarked} for a in study.axes}
-            out.append(Comparison(" ".join(v.label for v in combo), "intersectional", target, unmarked))
+            out.append(
+                Comparison(" ".join(v.label for v in combo), "intersectional", target, unmarked)
+            )
     return out
 
 
@@ -105,15 +107,21 @@ def _marked(
         if not target.any() or not all(m.any() for m in unmarked.values()):
             continue
         table = marked_words(counts, target, unmarked, threshold=s.threshold)
-        for rank, rec in enumerate(table.itertuples(index=False), start=1):
+        records = zip(
+            table["word"].tolist(),
+            table["z_sum"].tolist(),
+            table["count_target"].tolist(),
+            strict=True,
+        )
+        for rank, (word, z_sum, count) in enumerate(records, start=1):
             rows.append(
                 {
                     "group": comp.group,
                     "role": comp.role,
                     "rank": rank,
-                    "word": rec.word,
-                    "z_sum": float(rec.z_sum),
-                    "count_target": int(rec.count_target),
+                    "word": word,
+                    "z_sum": float(z_sum),
+                    "count_target": int(count),
                     "against": ", ".join(comp.unmarked),
                 }
             )
@@ -122,7 +130,9 @@ def _marked(
     )
 
 
-def _svm(frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings) -> tuple[pd.DataFrame, pd.DataFrame]:
+def _svm(
+    frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     # Stratify on the stored values (the split depends on the order of the class labels:
     # stored values, as in the published data, reproduce the published top words).
     axes = [a.name for a in study.axes]
@@ -147,7 +157,9 @@ def _svm(frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings) -> tuple[
     return result.accuracy, result.top_words
 
 
-def _jsd(frame: pd.DataFrame, counts: DocTermCounts, study: MarkedPersonasStudy, s: Settings) -> pd.DataFrame:
+def _jsd(
+    frame: pd.DataFrame, counts: DocTermCounts, study: MarkedPersonasStudy, s: Settings
+) -> pd.DataFrame:
     parts = []
     for comp in comparisons(study):
         if comp.role == "unmarked":
@@ -157,7 +169,9 @@ def _jsd(frame: pd.DataFrame, counts: DocTermCounts, study: MarkedPersonasStudy,
             base = _mask(frame, selector) & ~target
             if not target.any() or not base.any():
                 continue
-            top = jsd_top_words(counts.vocabulary, counts.totals(base), counts.totals(target), s.top_k)
+            top = jsd_top_words(
+                counts.vocabulary, counts.totals(base), counts.totals(target), s.top_k
+            )
             parts.append(top.assign(group=comp.group, role=comp.role, against=name))
     cols = ["group", "role", "against", "rank", "word", "contribution", "p_marked", "p_unmarked"]
     return pd.concat(parts, ignore_index=True)[cols] if parts else pd.DataFrame(columns=cols)
@@ -167,7 +181,9 @@ def _lexicon_axis(study: MarkedPersonasStudy, s: Settings) -> Axis:
     return next((a for a in study.axes if a.name == s.lexicon_axis), study.axes[0])
 
 
-def _lexicons(frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings) -> dict[str, pd.DataFrame]:
+def _lexicons(
+    frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings
+) -> dict[str, pd.DataFrame]:
     axis = _lexicon_axis(study, s)
     labels = {v.value: v.label for v in axis.values}
     groups = [labels.get(v, v) for v in frame[axis.name]]
@@ -177,13 +193,23 @@ def _lexicons(frame: pd.DataFrame, study: MarkedPersonasStudy, s: Settings) -> d
         [lexicon_rates(texts, groups, lexicons, c).assign(counting=c) for c in COUNTINGS],
         ignore_index=True,
     )
+    every = word_presence(texts, groups, [w for ws in lexicons.values() for w in ws])
     presence = pd.concat(
-        [word_presence(texts, groups, words).assign(lexicon=name) for name, words in lexicons.items()],
+        [
+            every[every["word"].isin({w.lower() for w in ws})]
+            .set_index("word")
+            .loc[list(dict.fromkeys(w.lower() for w in ws))]
+            .reset_index()
+            .assign(lexicon=name)
+            for name, ws in lexicons.items()
+        ],
         ignore_index=True,
     )
     return {
         "lexicon_rates": rates[["counting", "lexicon", "group", "n", "mean_pct", "se_pct"]],
-        "lexicon_words": presence[["lexicon", "word", "group", "n", "share_containing", "per_text", "occurrences"]],
+        "lexicon_words": presence[
+            ["lexicon", "word", "group", "n", "share_containing", "per_text", "occurrences"]
+        ],
         "resilience": resilience(texts, frame["group"].tolist()),
     }
 
@@ -196,10 +222,14 @@ def _sentiment(
         group_sentiment(scores, [f"{a.name}: {v}" for v in frame[a.name]]) for a in study.axes
     ]
     groups = group_sentiment(scores, frame["group"].tolist())
-    table = pd.concat([groups.iloc[:1], *(t.iloc[1:] for t in by_axis), groups.iloc[1:]], ignore_index=True)
+    table = pd.concat(
+        [groups.iloc[:1], *(t.iloc[1:] for t in by_axis), groups.iloc[1:]], ignore_index=True
+    )
     idx = counts.index_of(words)
     contains = {
-        w: (counts.matrix[:, j].toarray().ravel() > 0) for w, j in zip(words, idx, strict=True) if j >= 0
+        w: (counts.matrix[:, j].toarray().ravel() > 0)
+        for w, j in zip(words, idx, strict=True)
+        if j >= 0
     }
     return table, word_sentiment(words, contains, scores)
 
@@ -247,5 +277,6 @@ def word_table(marked: pd.DataFrame, top: pd.DataFrame) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(
-        rows, columns=["group", "role", "n_marked_words", "marked_words", "also_svm_top", "svm_only"]
+        rows,
+        columns=["group", "role", "n_marked_words", "marked_words", "also_svm_top", "svm_only"],
     )

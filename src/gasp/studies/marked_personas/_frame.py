@@ -84,7 +84,9 @@ def refusal_mask(texts: Sequence[str], patterns: Sequence[str]) -> np.ndarray:
     return np.array([bool(regex.search(str(t))) for t in texts], dtype=bool)
 
 
-def refusal_table(frame: pd.DataFrame, refused: np.ndarray, study: MarkedPersonasStudy) -> pd.DataFrame:
+def refusal_table(
+    frame: pd.DataFrame, refused: np.ndarray, study: MarkedPersonasStudy
+) -> pd.DataFrame:
     """Per kind and template (in study order): texts, refusals and their share."""
     order = {t.id: i for i, t in enumerate(study.prompts)}
     rows = []
@@ -101,7 +103,9 @@ def refusal_table(frame: pd.DataFrame, refused: np.ndarray, study: MarkedPersona
         )
     table = pd.DataFrame(rows, columns=["kind", "template", "texts", "refusals", "share"])
     key = table["template"].map(lambda t: order.get(t, len(order)))
-    return table.assign(_o=key).sort_values(["kind", "_o"]).drop(columns="_o").reset_index(drop=True)
+    return (
+        table.assign(_o=key).sort_values(["kind", "_o"]).drop(columns="_o").reset_index(drop=True)
+    )
 
 
 def store_frame(store: Path) -> tuple[pd.DataFrame, dict[str, object]]:

@@ -101,7 +101,13 @@ def lexicon_rates(
             r = rates[labels == group]
             se = float(r.std(ddof=1) / np.sqrt(len(r))) if len(r) > 1 else float("nan")
             rows.append(
-                {"lexicon": name, "group": group, "n": len(r), "mean_pct": float(r.mean()), "se_pct": se}
+                {
+                    "lexicon": name,
+                    "group": group,
+                    "n": len(r),
+                    "mean_pct": float(r.mean()),
+                    "se_pct": se,
+                }
             )
     return pd.DataFrame(rows, columns=["lexicon", "group", "n", "mean_pct", "se_pct"])
 
@@ -139,11 +145,15 @@ def resilience(texts: Sequence[str], groups: Sequence[str]) -> pd.DataFrame:
     labels = np.asarray(groups, dtype=object)
     tokens = [tokenize(str(t)) for t in texts]
     per = {w: np.array([tok.count(w) for tok in tokens]) for w in RESILIENCE_WORDS}
-    both = sum(per.values())
+    both = np.sum([per[w] for w in RESILIENCE_WORDS], axis=0)
     rows = []
     for group in dict.fromkeys(labels.tolist()):
         sel = labels == group
-        row = {"group": group, "n": int(sel.sum()), "share_containing": float((both[sel] > 0).mean())}
+        row = {
+            "group": group,
+            "n": int(sel.sum()),
+            "share_containing": float((both[sel] > 0).mean()),
+        }
         for w in RESILIENCE_WORDS:
             row[w] = int(per[w][sel].sum())
         row["occurrences"] = int(both[sel].sum())

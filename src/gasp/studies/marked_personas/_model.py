@@ -139,7 +139,9 @@ class MarkedPersonasStudy:
         speaker = next((v for v in values if v.subject), None)
         be = "is"
         if speaker is not None:
-            be = speaker.be_plural if (speaker.be_plural and self.they_verb == "are") else speaker.be
+            be = (
+                speaker.be_plural if (speaker.be_plural and self.they_verb == "are") else speaker.be
+            )
         elif self.they_verb == "are":
             be = "are"
         return {"group": " ".join(words), "object": obj, "subject": subj, "be": be}
@@ -270,7 +272,9 @@ def _axis(data: Mapping[str, Any]) -> Axis:
     return axis
 
 
-def study_from_mapping(data: Mapping[str, Any], base: MarkedPersonasStudy | None = None) -> MarkedPersonasStudy:
+def study_from_mapping(
+    data: Mapping[str, Any], base: MarkedPersonasStudy | None = None
+) -> MarkedPersonasStudy:
     """A study from the keys of a study file (``axes``, ``prompts``, ``n``, ``name``);
     keys left out come from ``base`` (the built-in study)."""
     axes = tuple(_axis(a) for a in data["axes"]) if "axes" in data else None

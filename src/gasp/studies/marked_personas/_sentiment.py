@@ -33,14 +33,18 @@ def compound(texts: Sequence[str]) -> np.ndarray:
 def group_sentiment(scores: np.ndarray, groups: Sequence[str]) -> pd.DataFrame:
     """Mean and SD (ddof 0) of the compound score per group, and over all texts."""
     labels = np.asarray(groups, dtype=object)
-    rows = [{"group": "all", "n": len(scores), "mean": float(scores.mean()), "sd": float(scores.std())}]
+    rows = [
+        {"group": "all", "n": len(scores), "mean": float(scores.mean()), "sd": float(scores.std())}
+    ]
     for group in dict.fromkeys(labels.tolist()):
         s = scores[labels == group]
         rows.append({"group": group, "n": len(s), "mean": float(s.mean()), "sd": float(s.std())})
     return pd.DataFrame(rows, columns=["group", "n", "mean", "sd"])
 
 
-def word_sentiment(words: Sequence[str], contains: dict[str, np.ndarray], scores: np.ndarray) -> pd.DataFrame:
+def word_sentiment(
+    words: Sequence[str], contains: dict[str, np.ndarray], scores: np.ndarray
+) -> pd.DataFrame:
     """Per word: its own compound score and the mean score of the texts containing it
     (``contains[word]``: a boolean mask over the texts)."""
     analyzer = _analyzer()

@@ -60,8 +60,10 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     if anonymizer not in ANONYMIZERS:
         raise ConfigError(f"anonymizer must be one of {', '.join(ANONYMIZERS)}, got {anonymizer!r}")
     patterns = options.get("refusal_patterns")
-    pats = ("language model",) if patterns is None else tuple(
-        p.strip() for p in str(patterns).split("|") if p.strip()
+    pats = (
+        ("language model",)
+        if patterns is None
+        else tuple(p.strip() for p in str(patterns).split("|") if p.strip())
     )
     seed = options.get("svm_seed")
     min_df = options.get("min_df")
@@ -81,7 +83,8 @@ def _examples(frame: pd.DataFrame, words: list[str], options: Mapping[str, Any])
             "subject": frame["group"],
             "template": frame["template"],
             "named_gender": [
-                _GENDER_CODES.get(str(g)) for g in frame.get("gender", pd.Series([None] * len(frame)))
+                _GENDER_CODES.get(str(g))
+                for g in frame.get("gender", pd.Series([None] * len(frame)))
             ],
             "associated_gender": [None] * len(frame),
         }
@@ -144,7 +147,9 @@ def analyze_frame(
     for name in tables:
         base = name.split("_", 1)[1] if name.split("_", 1)[0] in KINDS else name
         share = ("share",) if name == "refusals" else ()
-        results.set_layout(name, TableLayout(word_columns=_WORD_COLUMNS.get(base, ()), share_columns=share))
+        results.set_layout(
+            name, TableLayout(word_columns=_WORD_COLUMNS.get(base, ()), share_columns=share)
+        )
     results.meta.update(
         {
             "study_kind": STUDY_KIND,
@@ -171,14 +176,19 @@ def _summary_lines(results: AuditResults, folder: Path) -> list[str]:
     lines = [f"Marked Personas: {meta['texts']} texts, {meta['refusals']} refusals"]
     refusals = results.tables["refusals"]
     for rec in refusals.itertuples(index=False):
-        lines.append(f"  refusals {rec.kind}/{rec.template}: {rec.refusals}/{rec.texts} ({rec.share:.0%})")
+        lines.append(
+            f"  refusals {rec.kind}/{rec.template}: {rec.refusals}/{rec.texts} ({rec.share:.0%})"
+        )
     for kind, s in meta["summary"].items():
         if s["svm_accuracy_mean"] is not None:
             lines.append(
                 f"{kind}: SVM accuracy {s['svm_accuracy_mean']:.3f} +/- {s['svm_accuracy_sd']:.3f} "
-                f"(baseline {s['svm_baseline_mean']:.3f}, balanced {s['svm_balanced_accuracy_mean']:.3f})"
+                f"(baseline {s['svm_baseline_mean']:.3f}, "
+                f"balanced {s['svm_balanced_accuracy_mean']:.3f})"
             )
-        lines.append(f"{kind}: VADER compound {s['sentiment_mean']:.3f} +/- {s['sentiment_sd']:.3f}")
+        lines.append(
+            f"{kind}: VADER compound {s['sentiment_mean']:.3f} +/- {s['sentiment_sd']:.3f}"
+        )
     lines.append(f"results written to {folder}")
     return lines
 

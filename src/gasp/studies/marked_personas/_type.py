@@ -19,13 +19,13 @@ from gasp.studies.marked_personas._model import (
 STUDY_OPTIONS: dict[str, str] = {
     "texts": "personas, stories or both (default both: Table A9 and Table A14 prompts)",
     "prompts": "comma-separated prompt ids to run (default all of the chosen texts)",
-    "race": "comma-separated race values to run, the unmarked one included (e.g. 'a White,a Black')",
+    "race": "comma-separated race values to run, the unmarked included ('a White,a Black')",
     "gender": "comma-separated gender values to run (M, W, N), the unmarked M included",
     "they_verb": "'is' (published data: 'that they is', default) or 'are'",
     "anonymizer": "SVM anonymizer: paper (the authors' substring deletion, default) or clean",
     "svm_seed": "seed of the stratified 80/20 SVM split (default 42)",
     "min_df": "minimum document frequency of SVM features (default 0.001)",
-    "refusal_patterns": "refusal patterns, '|'-separated, case-insensitive (default 'language model')",
+    "refusal_patterns": "'|'-separated, case-insensitive refusal patterns ('language model')",
     "exclude_refusals": "leave refusals out of every analysis (default false)",
     "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
 }

@@ -63,7 +63,9 @@ def figure_lexicon_words(words: pd.DataFrame, lexicon: str = "Black") -> Figure 
         values = [100 * float(sub.loc[w, "share_containing"]) for w in shown]
         if other:
             values.append(0.0)
-        ax.bar(x + i * width, values, width, label=f"{group} texts", color=_COLOURS[i % len(_COLOURS)])
+        ax.bar(
+            x + i * width, values, width, label=f"{group} texts", color=_COLOURS[i % len(_COLOURS)]
+        )
     ax.set_xticks(x + width * (len(groups) - 1) / 2, labels, rotation=45, ha="right")
     ax.set_ylabel("% of texts containing the word")
     ax.set_title(f"{lexicon} stereotype lexicon", fontsize=9)

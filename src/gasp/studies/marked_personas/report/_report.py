@@ -77,7 +77,9 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         full = f"{kind}_{name}"
         df = results.get(full)
         if df is not None:
-            writer.table(sec, full, df, heading, explanation, layout_style(results.layout(full)), collapsed)
+            writer.table(
+                sec, full, df, heading, explanation, layout_style(results.layout(full)), collapsed
+            )
 
     table(
         "word_table",
@@ -86,7 +88,12 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         "largest SVM coefficients (italic in the paper), 'svm_only' the SVM top words that "
         "Marked Words does not find (grey in the paper).",
     )
-    table("marked_words", "Marked Words with z-scores", "Every significant word, ranked by summed z-score.", True)
+    table(
+        "marked_words",
+        "Marked Words with z-scores",
+        "Every significant word, ranked by summed z-score.",
+        True,
+    )
     acc = results.get(f"{kind}_svm_accuracy")
     if acc is not None:
         s = summary
@@ -98,7 +105,10 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
             )
         table("svm_accuracy", "One-vs-rest SVM accuracy", _svm_explanation(settings))
         writer.figure(
-            sec, f"{kind}_svm_figure", figure_svm(acc), "SVM accuracy and baselines",
+            sec,
+            f"{kind}_svm_figure",
+            figure_svm(acc),
+            "SVM accuracy and baselines",
             _svm_explanation(settings),
         )
     table("svm_top_words", "SVM top words", "The 10 largest positive coefficients per group.", True)
@@ -113,34 +123,58 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
     words = results.get(f"{kind}_lexicon_words")
     if rates is not None:
         writer.figure(
-            sec, f"{kind}_figure1", figure_lexicon_rates(rates),
+            sec,
+            f"{kind}_figure1",
+            figure_lexicon_rates(rates),
             "Figure 1: stereotype lexicon words per group",
             "Mean percentage of the words of a text that are in the Black and White stereotype "
             "lexicons of Ghavami and Peplau (2013), counted as the authors did (substrings of "
             "the lowercased text over whitespace tokens); error bars: standard error.",
         )
         writer.figure(
-            sec, f"{kind}_figureA1", figure_lexicon_matrix(rates),
+            sec,
+            f"{kind}_figureA1",
+            figure_lexicon_matrix(rates),
             "Figure A1: every lexicon in every group",
             "Mean percentage of words in each ethnic group's stereotype lexicon, per group.",
         )
-        table("lexicon_rates", "Stereotype lexicon rates", "Both countings: 'authors' (substrings) and 'tokens' (whole words); percent, with standard error.", True)
+        table(
+            "lexicon_rates",
+            "Stereotype lexicon rates",
+            "Both countings: 'authors' (substrings) and 'tokens' (whole words); percent, "
+            "with standard error.",
+            True,
+        )
     if words is not None:
         writer.figure(
-            sec, f"{kind}_figure2", figure_lexicon_words(words),
+            sec,
+            f"{kind}_figure2",
+            figure_lexicon_words(words),
             "Figure 2: which Black-lexicon words occur",
             "Percentage of texts containing each word of the Black stereotype lexicon; words "
             "that never occur are gathered as 'other words'.",
         )
-        table("lexicon_words", "Lexicon words per group", "Share of texts containing each word and its occurrences per text (what the authors' code plots).", True)
+        table(
+            "lexicon_words",
+            "Lexicon words per group",
+            "Share of texts containing each word and its occurrences per text (what the "
+            "authors' code plots).",
+            True,
+        )
     res = results.get(f"{kind}_resilience")
     if res is not None:
         writer.figure(
-            sec, f"{kind}_figure3", figure_resilience(res),
+            sec,
+            f"{kind}_figure3",
+            figure_resilience(res),
             'Figure 3: "resilient" and "resilience"',
             "Percentage of texts of each group containing either word (whole words).",
         )
-        table("resilience", "Resilient and resilience", "Texts containing either word, and occurrences of each.")
+        table(
+            "resilience",
+            "Resilient and resilience",
+            "Texts containing either word, and occurrences of each.",
+        )
     if summary.get("sentiment_mean") is not None:
         sec.add_paragraph(
             f"VADER compound score of the texts: mean {summary['sentiment_mean']:.3f}, SD "
@@ -148,30 +182,38 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
             f"{summary.get('word_sentiment_mean') or 0:.3f}; {summary.get('words_below_zero', 0)} "
             "below 0."
         )
-    table("sentiment", "Sentiment per group", "VADER compound score (-1 to 1) of the texts, mean and SD.")
+    table(
+        "sentiment",
+        "Sentiment per group",
+        "VADER compound score (-1 to 1) of the texts, mean and SD.",
+    )
     table(
         "word_sentiment",
         "Sentiment of the significant words",
-        "Each Marked Word's own VADER compound score, and the mean score of the texts containing it.",
+        "Each Marked Word's own VADER compound score, and the mean score of the texts "
+        "containing it.",
         True,
     )
 
 
-def render_results(
-    results: AuditResults, out: Path, options: ReportOptions | None = None
-) -> Path:
+def render_results(results: AuditResults, out: Path, options: ReportOptions | None = None) -> Path:
     """Write the page of ``results`` into ``out``; return the HTML file."""
     opts = options or ReportOptions()
     manifest = results.meta.get("manifest")
     model = results.meta.get("model") or ""
     title = "Marked Personas" + (f" on {model}" if model else "")
     examples = page_examples(results, opts)
-    writer = ReportWriter(out, title, str(results.meta.get("source_table", "")), examples, max_rows=opts.max_rows)
+    writer = ReportWriter(
+        out, title, str(results.meta.get("source_table", "")), examples, max_rows=opts.max_rows
+    )
     sec = writer.section("About this report", _intro(results.settings))
     refusals = results.get("refusals")
     if refusals is not None:
         writer.table(
-            sec, "refusals", refusals, "Refusals per prompt",
+            sec,
+            "refusals",
+            refusals,
+            "Refusals per prompt",
             "Share of texts per prompt that contain a refusal pattern (Appendix D.3).",
             layout_style(results.layout("refusals")),
         )
