@@ -148,3 +148,35 @@ def test_report_writes_every_table_and_figure(planted: AuditResults, tmp_path: P
     } <= tables
     assert html.index("Refusals per prompt") < html.index("Top words per group")
     assert 'data-word="zephyr"' in html
+
+
+def test_two_runs_compare_words_significant_in_both(planted: AuditResults, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gasp.cli import app
+
+    planted.save(tmp_path / "a.results")
+    other = _run(tmp_path, planted_responder, "again", n=4)
+    other.save(tmp_path / "b.results")
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            str(tmp_path / "a.results"),
+            str(tmp_path / "b.results"),
+            "--out",
+            str(tmp_path / "cmp"),
+            "--label",
+            "first",
+            "--label",
+            "second",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    comparison = AuditResults.load(tmp_path / "cmp")
+    words = comparison["persona_word_comparison"].set_index("group")
+    assert "zephyr" in words.loc["Black", "significant_in_all"]
+    assert {"only_first", "only_second"} <= set(words.columns)
+    page = (tmp_path / "cmp.report" / "report.html").read_text(encoding="utf-8")
+    assert "significant in every run" in page and 'data-word="zephyr"' in page
+    assert "persona_svm_accuracy_comparison" in comparison.tables

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -121,6 +121,24 @@ class MarkedPersonas(StudyType):
         from gasp.studies.marked_personas.report import render_report
 
         return render_report(results, out, options)
+
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Words significant in every run and in one only, accuracies and rates per run."""
+        from gasp.io import locate_run
+        from gasp.studies.marked_personas._compare import compare_results
+        from gasp.studies.marked_personas.report import render_comparison
+
+        comparison = compare_results(
+            [locate_run(r).results for r in runs], options.get("labels") or None
+        )
+        folder = comparison.save(out)
+        report = render_comparison(comparison, locate_run(folder).report)
+        return {
+            "lines": [f"results written to {folder}", f"report written to {report}"],
+            "report": report,
+        }
 
 
 STUDY_TYPE = MarkedPersonas()

@@ -97,8 +97,11 @@ def figure_lexicon_matrix(rates: pd.DataFrame) -> Figure | None:
     image = ax.imshow(pivot.to_numpy(), cmap="Blues", aspect="auto")
     ax.set_xticks(range(pivot.shape[1]), [str(c) for c in pivot.columns], rotation=45, ha="right")
     ax.set_yticks(range(pivot.shape[0]), [f"{i} lexicon" for i in pivot.index])
-    for (i, j), value in np.ndenumerate(pivot.to_numpy()):
-        ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7)
+    values = pivot.to_numpy()
+    high = np.nanmax(values) if values.size else 0.0
+    for (i, j), value in np.ndenumerate(values):
+        colour = "white" if high > 0 and value > 0.6 * high else "black"
+        ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour)
     fig.colorbar(image, ax=ax, label="% of words")
     return fig
 

@@ -226,9 +226,49 @@ def render_results(results: AuditResults, out: Path, options: ReportOptions | No
     return writer.write(opts.filename)
 
 
+def render_comparison(
+    results: AuditResults, out: Path, options: ReportOptions | None = None
+) -> Path:
+    """The page of a comparison of runs (:func:`compare_results`)."""
+    opts = options or ReportOptions()
+    labels = [str(x) for x in results.meta.get("labels", [])]
+    writer = ReportWriter(
+        out,
+        "Marked Personas: " + " vs ".join(labels),
+        "",
+        page_examples(results, opts),
+        max_rows=opts.max_rows,
+    )
+    writer.section(
+        "About this comparison",
+        "The runs below were analysed alike; for each group, the words significant in every "
+        "run (the paper's Table 3 sets GPT-4 and GPT-3.5 side by side) and those significant "
+        "in one run only, then SVM accuracies, sentiment and stereotype-lexicon rates (the "
+        "authors' counting) per run. Click a word to read its texts from every run.",
+    )
+    for kind in results.meta.get("kinds", []):
+        sec = writer.section(_KIND_TITLES.get(kind, kind))
+        for name, title in (
+            ("word_comparison", "Marked Words significant in every run and in one run only"),
+            ("svm_accuracy_comparison", "SVM accuracy per run"),
+            ("sentiment_comparison", "VADER compound mean per run"),
+            ("lexicon_rates_comparison", "Stereotype lexicon rates per run (%)"),
+        ):
+            full = f"{kind}_{name}"
+            df = results.get(full)
+            if df is not None:
+                writer.table(
+                    sec, full, df, title, "One column per run.", layout_style(results.layout(full))
+                )
+    return writer.write(opts.filename)
+
+
 def render_report(path: Path, out: Path | None, options: Mapping[str, Any]) -> Path:
     """Render the report of the results at ``path`` (run folder or results folder)."""
     paths = locate_run(path)
     results = AuditResults.load(paths.results)
     opts = ReportOptions(examples_per_word=int(options.get("examples_per_word") or 50))
-    return render_results(results, Path(out) if out is not None else paths.report, opts)
+    target = Path(out) if out is not None else paths.report
+    if results.meta.get("kind") == "comparison":
+        return render_comparison(results, target, opts)
+    return render_results(results, target, opts)
