@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from gasp.backends import DecodingConfig, GenerationRequest, MockBackend
+from gasp.errors import DataError
 from gasp.results import AuditResults
 from gasp.runner import RunOptions, generate
 from gasp.studies.marked_personas import STUDY_TYPE, build_study
@@ -180,3 +181,34 @@ def test_two_runs_compare_words_significant_in_both(planted: AuditResults, tmp_p
     page = (tmp_path / "cmp.report" / "report.html").read_text(encoding="utf-8")
     assert "significant in every run" in page and 'data-word="zephyr"' in page
     assert "persona_svm_accuracy_comparison" in comparison.tables
+
+
+def test_gasp_analyze_and_report_a_users_table(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gasp.cli import app
+    from gasp.store import RunStore
+
+    study = build_study("marked-personas", {"prompts": "describe,imagine-describe", "n": 3})
+    store = tmp_path / "t.sqlite"
+    generate(study, MockBackend(planted_responder), store, RunOptions(seed=1, progress=False))
+    with RunStore.open(store) as run:
+        samples = run.samples()
+    table = tmp_path / "mine.csv"
+    samples[["text", "race", "gender", "prompt"]].to_csv(table, index=False)
+    runner = CliRunner()
+    result = runner.invoke(app, ["analyze", str(table), "--study", "marked-personas"])
+    assert result.exit_code == 0, result.output
+    assert "refusals persona/describe: 45/45" in result.output
+    results = AuditResults.load(tmp_path / "mine.csv.results")
+    assert results.meta["study_kind"] == "marked-personas"
+    assert set(results["refusals"]["template"]) == {"describe", "imagine-describe"}
+    result = runner.invoke(app, ["report", str(tmp_path / "mine.csv.results")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "mine.csv.report" / "report.html").is_file()
+    samples[["text", "prompt"]].to_csv(tmp_path / "bad.csv", index=False)
+    result = runner.invoke(
+        app, ["analyze", str(tmp_path / "bad.csv"), "--study", "marked-personas"]
+    )
+    # A user error (the `gasp` script prints it as one line and exits with status 2).
+    assert isinstance(result.exception, DataError) and "'race'" in str(result.exception)

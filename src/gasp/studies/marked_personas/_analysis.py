@@ -218,9 +218,10 @@ def _sentiment(
     frame: pd.DataFrame, counts: DocTermCounts, words: list[str], study: MarkedPersonasStudy
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     scores = compound(frame["text"].tolist())
-    by_axis = [
-        group_sentiment(scores, [f"{a.name}: {v}" for v in frame[a.name]]) for a in study.axes
-    ]
+    columns = [a.name for a in study.axes]
+    if "model" in frame and frame["model"].nunique() > 1:
+        columns.append("model")  # a table of several models: per model too
+    by_axis = [group_sentiment(scores, [f"{c}: {v}" for v in frame[c]]) for c in columns]
     groups = group_sentiment(scores, frame["group"].tolist())
     table = pd.concat(
         [groups.iloc[:1], *(t.iloc[1:] for t in by_axis), groups.iloc[1:]], ignore_index=True

@@ -24,21 +24,12 @@ DEFAULT_REFUSAL_PATTERNS = ("language model",)
 CUSTOM_TEMPLATE = "custom"
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """A table of generations (CSV, TSV, JSONL or Parquet)."""
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".csv":
-            return pd.read_csv(path)
-        if suffix == ".tsv":
-            return pd.read_csv(path, sep="\t")
-        if suffix in (".jsonl", ".ndjson"):
-            return pd.read_json(path, lines=True)
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
-    raise DataError(f"{path}: a table of generations must be .csv, .tsv, .jsonl or .parquet")
+def read_table(path: Path, study: MarkedPersonasStudy) -> pd.DataFrame:
+    """A table of generations (any format of :func:`gasp.io.read_generations`) with the
+    columns ``text`` and one per axis of ``study``."""
+    from gasp.io import read_generations
+
+    return read_generations(path, "text", [a.name for a in study.axes])
 
 
 def prepare(frame: pd.DataFrame, study: MarkedPersonasStudy) -> pd.DataFrame:

@@ -210,7 +210,7 @@ def analyze_step(store: Path, results: Path, options: Mapping[str, Any]) -> dict
 def analyze_table_step(table: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
     """Analyse a user's table of generations (columns text, prompt and the axes)."""
     study = load_study(options.get("study_file") or STUDY_KIND)
-    audit = analyze_frame(read_table(table), study, options)
+    audit = analyze_frame(read_table(table, study), study, options)
     audit.meta["source_table"] = str(table)
     folder = audit.save(results)
     return {"lines": _summary_lines(audit, folder)}
