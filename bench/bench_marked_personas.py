@@ -53,12 +53,13 @@ def main() -> int:
     frame = prepare(table, study)
     counts = count_words(frame["text"].tolist())
     analyze_frame(table.head(60), study, {})  # warm up imports and the VADER lexicon
+    words = sorted(set(_marked(frame, counts, study, settings)["word"]))
     steps = {
         "marked words": lambda: _marked(frame, counts, study, settings),
         "svm (23 classifiers)": lambda: _svm(frame, study, settings),
         "jsd": lambda: _jsd(frame, counts, study, settings),
         "lexicons": lambda: _lexicons(frame, study, settings),
-        "sentiment": lambda: _sentiment(frame, counts, ["strong", "resilient"], study),
+        "sentiment": lambda: _sentiment(frame, counts, words, study),
     }
     for name, step in steps.items():
         start = time.perf_counter()

@@ -227,11 +227,13 @@ def _sentiment(
         [groups.iloc[:1], *(t.iloc[1:] for t in by_axis), groups.iloc[1:]], ignore_index=True
     )
     idx = counts.index_of(words)
-    contains = {
-        w: (counts.matrix[:, j].toarray().ravel() > 0)
-        for w, j in zip(words, idx, strict=True)
-        if j >= 0
-    }
+    present = [(w, j) for w, j in zip(words, idx, strict=True) if j >= 0]
+    columns = counts.matrix[:, [j for _, j in present]].tocsc()  # one slice for all words
+    contains: dict[str, np.ndarray] = {}
+    for k, (word, _) in enumerate(present):
+        mask = np.zeros(counts.n_documents, dtype=bool)
+        mask[columns.indices[columns.indptr[k] : columns.indptr[k + 1]]] = True
+        contains[word] = mask
     return table, word_sentiment(words, contains, scores)
 
 
