@@ -24,6 +24,7 @@ from gasp.runner import Plannable
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
     "more-of-the-same": "gasp.studies.more_of_the_same",
+    "marked-personas": "gasp.studies.marked_personas",
     "pronoun-pairs": "gasp.studies.pronoun_pairs",
     "narratives": "gasp.studies.pronoun_pairs.narratives",
 }

@@ -1,0 +1,144 @@
+"""Marked Personas as a registered study type: options, build, analysis and report."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gasp.errors import ConfigError
+from gasp.studies import StudyType, reject_options
+from gasp.studies.marked_personas._model import (
+    KINDS,
+    STUDY_KIND,
+    MarkedPersonasStudy,
+    load_study,
+)
+
+#: Study options (``--study-option KEY=VALUE``).
+STUDY_OPTIONS: dict[str, str] = {
+    "texts": "personas, stories or both (default both: Table A9 and Table A14 prompts)",
+    "prompts": "comma-separated prompt ids to run (default all of the chosen texts)",
+    "race": "comma-separated race values to run, the unmarked included ('a White,a Black')",
+    "gender": "comma-separated gender values to run (M, W, N), the unmarked M included",
+    "they_verb": "'is' (published data: 'that they is', default) or 'are'",
+    "anonymizer": "SVM anonymizer: paper (the authors' substring deletion, default) or clean",
+    "svm_seed": "seed of the stratified 80/20 SVM split (default 42)",
+    "min_df": "minimum document frequency of SVM features (default 0.001)",
+    "refusal_patterns": "'|'-separated, case-insensitive refusal patterns ('language model')",
+    "exclude_refusals": "leave refusals out of every analysis (default false)",
+    "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
+}
+#: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
+BUILD_OPTIONS = {"n", *STUDY_OPTIONS}
+#: Options of ``gasp analyze`` this study reads.
+ANALYSIS_OPTIONS = {*STUDY_OPTIONS, "seed", "examples_per_word"}
+
+_TEXTS = {"personas": ("persona",), "stories": ("story",), "both": KINDS}
+
+
+def _split(value: Any) -> list[str] | None:
+    if value is None:
+        return None
+    items = [v.strip() for v in str(value).split(",") if v.strip()]
+    if not items:
+        raise ConfigError("an empty list was given; separate values with commas")
+    return items
+
+
+def build_study(source: str | Path, options: Mapping[str, Any]) -> MarkedPersonasStudy:
+    """The study of ``source`` reduced by the options (None: unchanged)."""
+    reject_options(STUDY_KIND, options, BUILD_OPTIONS)
+    n = options.get("n")
+    if n is not None and int(n) < 1:
+        raise ConfigError(f"--n must be a positive integer, got {n}")
+    texts = str(options.get("texts") or "both")
+    if texts not in _TEXTS:
+        raise ConfigError(f"texts must be personas, stories or both, got {texts!r}")
+    study = load_study(source)
+    values = {}
+    for axis in study.axes:
+        chosen = _split(options.get(axis.name))
+        if chosen is not None:
+            values[axis.name] = chosen
+    verb = options.get("they_verb")
+    return study.restrict(
+        values=values,
+        kinds=_TEXTS[texts],
+        prompts=_split(options.get("prompts")),
+        n=None if n is None else int(n),
+        they_verb=None if verb is None else str(verb),
+    )
+
+
+class MarkedPersonas(StudyType):
+    """Marked Personas (seed ``004``): personas and stories of race x gender groups."""
+
+    name = STUDY_KIND
+    description = (
+        "Marked Personas: personas and stories of 15 race x gender groups; Marked Words, "
+        "one-vs-rest SVMs, JSD, stereotype lexicons, sentiment and refusals."
+    )
+    study_options = STUDY_OPTIONS
+
+    def decoding_defaults(self) -> dict[str, Any]:
+        """The paper's: temperature 1, at most 256 tokens (footnote 1)."""
+        return {"temperature": 1.0, "max_tokens": 256}
+
+    def build(self, source: str | Path, options: Mapping[str, Any]) -> MarkedPersonasStudy:
+        """The study to run (see :func:`build_study`)."""
+        return build_study(source, options)
+
+    def quick_options(self) -> dict[str, Any]:
+        """``--quick``: White and Black men and women, one persona and one story prompt,
+        3 samples each, 48 tokens (sized for the embedded model on a small CPU)."""
+        return {
+            "race": "a White,a Black",
+            "gender": "M,W",
+            "prompts": "describe,story-about",
+            "n": 3,
+            "max_tokens": 48,
+        }
+
+    def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Every analysis of the run's generations, saved to ``results``."""
+        from gasp.studies.marked_personas._steps import analyze_step
+
+        reject_options(self.name, options, ANALYSIS_OPTIONS)
+        return analyze_step(store, results, options)
+
+    def analyze_table(
+        self, table: Path, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Every analysis of a table with columns text, prompt, race and gender."""
+        from gasp.studies.marked_personas._steps import analyze_table_step
+
+        reject_options(self.name, options, ANALYSIS_OPTIONS)
+        return analyze_table_step(table, results, options)
+
+    def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
+        """The report from saved results only."""
+        from gasp.studies.marked_personas.report import render_report
+
+        return render_report(results, out, options)
+
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Words significant in every run and in one only, accuracies and rates per run."""
+        from gasp.io import locate_run
+        from gasp.studies.marked_personas._compare import compare_results
+        from gasp.studies.marked_personas.report import render_comparison
+
+        comparison = compare_results(
+            [locate_run(r).results for r in runs], options.get("labels") or None
+        )
+        folder = comparison.save(out)
+        report = render_comparison(comparison, locate_run(folder).report)
+        return {
+            "lines": [f"results written to {folder}", f"report written to {report}"],
+            "report": report,
+        }
+
+
+STUDY_TYPE = MarkedPersonas()

@@ -1,0 +1,274 @@
+"""The page of one Marked Personas analysis: refusals first, then per kind of text the
+Table 3 style word tables, the SVM accuracies with baselines, the JSD words, Figures 1,
+2, 3 and A1, and sentiment; every table as CSV, every figure as PNG and SVG."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from gasp.io import locate_run
+from gasp.report import (
+    ReportOptions,
+    ReportWriter,
+    add_manifest,
+    add_other_tables,
+    layout_style,
+    page_examples,
+)
+from gasp.results import AuditResults
+from gasp.studies.marked_personas.report._figures import (
+    figure_lexicon_matrix,
+    figure_lexicon_rates,
+    figure_lexicon_words,
+    figure_resilience,
+    figure_svm,
+)
+
+_KIND_TITLES = {"persona": "Personas", "story": "Stories"}
+
+
+def _intro(settings: Mapping[str, Any]) -> str:
+    patterns = ", ".join(f'"{p}"' for p in settings.get("refusal_patterns", [])) or "none"
+    excluded = "left out of" if settings.get("exclude_refusals") else "kept in"
+    return (
+        "This report follows Marked Personas (Cheng, Durmus and Jurafsky, ACL 2023): a model "
+        "describes people of marked groups (for example Black, woman) and of the unmarked "
+        "defaults (White, man), and the words that set the groups' texts apart are found by "
+        "Marked Words, one-vs-rest SVMs and the Jensen-Shannon divergence; stereotype "
+        "lexicons and sentiment complete the picture. Words in tables are buttons: click one "
+        "to read the texts that contain it. "
+        f"Refusals are texts containing {patterns} (case-insensitive); they are {excluded} "
+        "the analyses below."
+    )
+
+
+def _svm_explanation(settings: Mapping[str, Any]) -> str:
+    anonymizer = settings.get("anonymizer", "paper")
+    how = (
+        "pronoun terms removed as whole words, race and gender terms deleted as substrings, as "
+        "the authors did (so 'person' becomes 'per')"
+        if anonymizer == "paper"
+        else "pronoun, race and gender terms removed as whole words"
+    )
+    return (
+        f"For each grouping, one stratified {1 - float(settings.get('test_size', 0.2)):.0%}/"
+        f"{float(settings.get('test_size', 0.2)):.0%} split (seed {settings.get('svm_seed')}) "
+        f"and one linear SVM (C = 1) per group against the rest, on raw word counts "
+        f"(min_df {settings.get('min_df')}) of texts lowercased, without punctuation and with "
+        f"{how}. The baseline is the accuracy of always answering the majority class; "
+        "balanced accuracy averages the recall of both classes (0.5 is chance)."
+    )
+
+
+def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
+    settings = results.settings
+    title = _KIND_TITLES.get(kind, kind)
+    summary = results.meta.get("summary", {}).get(kind, {})
+    sec = writer.section(
+        title,
+        f"{summary.get('texts', '?')} {title.lower()} analysed. Marked Words: a word is listed "
+        f"when its weighted log-odds z-score exceeds {settings.get('threshold', 1.96)} against "
+        "every unmarked group of its comparison (prior: all texts of this kind).",
+    )
+
+    def table(name: str, heading: str, explanation: str, collapsed: bool = False) -> None:
+        full = f"{kind}_{name}"
+        df = results.get(full)
+        if df is not None:
+            writer.table(
+                sec, full, df, heading, explanation, layout_style(results.layout(full)), collapsed
+            )
+
+    table(
+        "word_table",
+        f"Top words per group (Table 3 style, {title.lower()})",
+        "Marked Words of each group; 'also_svm_top' lists those among the group's 10 "
+        "largest SVM coefficients (italic in the paper), 'svm_only' the SVM top words that "
+        "Marked Words does not find (grey in the paper).",
+    )
+    table(
+        "marked_words",
+        "Marked Words with z-scores",
+        "Every significant word, ranked by summed z-score.",
+        True,
+    )
+    acc = results.get(f"{kind}_svm_accuracy")
+    if acc is not None:
+        s = summary
+        if s.get("svm_accuracy_mean") is not None:
+            sec.add_paragraph(
+                f"SVM accuracy over the {len(acc)} classifiers: mean {s['svm_accuracy_mean']:.3f}, "
+                f"SD {s['svm_accuracy_sd']:.3f}; majority baseline {s['svm_baseline_mean']:.3f}; "
+                f"balanced accuracy {s['svm_balanced_accuracy_mean']:.3f}."
+            )
+        table("svm_accuracy", "One-vs-rest SVM accuracy", _svm_explanation(settings))
+        writer.figure(
+            sec,
+            f"{kind}_svm_figure",
+            figure_svm(acc),
+            "SVM accuracy and baselines",
+            _svm_explanation(settings),
+        )
+    table("svm_top_words", "SVM top words", "The 10 largest positive coefficients per group.", True)
+    table(
+        "jsd_top_words",
+        "Jensen-Shannon divergence top words",
+        "Per marked group and unmarked group: the 10 words contributing most to the JSD between "
+        "their texts, among the words more frequent in the marked group (Shifterator's JSD "
+        "word shift; intersectional groups against White and against man separately).",
+    )
+    rates = results.get(f"{kind}_lexicon_rates")
+    words = results.get(f"{kind}_lexicon_words")
+    if rates is not None:
+        writer.figure(
+            sec,
+            f"{kind}_figure1",
+            figure_lexicon_rates(rates),
+            "Figure 1: stereotype lexicon words per group",
+            "Mean percentage of the words of a text that are in the Black and White stereotype "
+            "lexicons of Ghavami and Peplau (2013), counted as the authors did (substrings of "
+            "the lowercased text over whitespace tokens); error bars: standard error.",
+        )
+        writer.figure(
+            sec,
+            f"{kind}_figureA1",
+            figure_lexicon_matrix(rates),
+            "Figure A1: every lexicon in every group",
+            "Mean percentage of words in each ethnic group's stereotype lexicon, per group.",
+        )
+        table(
+            "lexicon_rates",
+            "Stereotype lexicon rates",
+            "Both countings: 'authors' (substrings) and 'tokens' (whole words); percent, "
+            "with standard error.",
+            True,
+        )
+    if words is not None:
+        writer.figure(
+            sec,
+            f"{kind}_figure2",
+            figure_lexicon_words(words),
+            "Figure 2: which Black-lexicon words occur",
+            "Percentage of texts containing each word of the Black stereotype lexicon; words "
+            "that never occur are gathered as 'other words'.",
+        )
+        table(
+            "lexicon_words",
+            "Lexicon words per group",
+            "Share of texts containing each word and its occurrences per text (what the "
+            "authors' code plots).",
+            True,
+        )
+    res = results.get(f"{kind}_resilience")
+    if res is not None:
+        writer.figure(
+            sec,
+            f"{kind}_figure3",
+            figure_resilience(res),
+            'Figure 3: "resilient" and "resilience"',
+            "Percentage of texts of each group containing either word (whole words).",
+        )
+        table(
+            "resilience",
+            "Resilient and resilience",
+            "Texts containing either word, and occurrences of each.",
+        )
+    if summary.get("sentiment_mean") is not None:
+        sec.add_paragraph(
+            f"VADER compound score of the texts: mean {summary['sentiment_mean']:.3f}, SD "
+            f"{summary['sentiment_sd']:.3f}. Significant words scored on their own: mean "
+            f"{summary.get('word_sentiment_mean') or 0:.3f}; {summary.get('words_below_zero', 0)} "
+            "below 0."
+        )
+    table(
+        "sentiment",
+        "Sentiment per group",
+        "VADER compound score (-1 to 1) of the texts, mean and SD.",
+    )
+    table(
+        "word_sentiment",
+        "Sentiment of the significant words",
+        "Each Marked Word's own VADER compound score, and the mean score of the texts "
+        "containing it.",
+        True,
+    )
+
+
+def render_results(results: AuditResults, out: Path, options: ReportOptions | None = None) -> Path:
+    """Write the page of ``results`` into ``out``; return the HTML file."""
+    opts = options or ReportOptions()
+    manifest = results.meta.get("manifest")
+    model = results.meta.get("model") or ""
+    title = "Marked Personas" + (f" on {model}" if model else "")
+    examples = page_examples(results, opts)
+    writer = ReportWriter(
+        out, title, str(results.meta.get("source_table", "")), examples, max_rows=opts.max_rows
+    )
+    sec = writer.section("About this report", _intro(results.settings))
+    refusals = results.get("refusals")
+    if refusals is not None:
+        writer.table(
+            sec,
+            "refusals",
+            refusals,
+            "Refusals per prompt",
+            "Share of texts per prompt that contain a refusal pattern (Appendix D.3).",
+            layout_style(results.layout("refusals")),
+        )
+    done = {"refusals"}
+    for kind in results.meta.get("kinds", []):
+        _add_kind(writer, results, kind)
+        done.update(n for n in results.tables if n.startswith(f"{kind}_"))
+    add_other_tables(writer, results, done)
+    add_manifest(writer, results, manifest if isinstance(manifest, Mapping) else None)
+    return writer.write(opts.filename)
+
+
+def render_comparison(
+    results: AuditResults, out: Path, options: ReportOptions | None = None
+) -> Path:
+    """The page of a comparison of runs (:func:`compare_results`)."""
+    opts = options or ReportOptions()
+    labels = [str(x) for x in results.meta.get("labels", [])]
+    writer = ReportWriter(
+        out,
+        "Marked Personas: " + " vs ".join(labels),
+        "",
+        page_examples(results, opts),
+        max_rows=opts.max_rows,
+    )
+    writer.section(
+        "About this comparison",
+        "The runs below were analysed alike; for each group, the words significant in every "
+        "run (the paper's Table 3 sets GPT-4 and GPT-3.5 side by side) and those significant "
+        "in one run only, then SVM accuracies, sentiment and stereotype-lexicon rates (the "
+        "authors' counting) per run. Click a word to read its texts from every run.",
+    )
+    for kind in results.meta.get("kinds", []):
+        sec = writer.section(_KIND_TITLES.get(kind, kind))
+        for name, title in (
+            ("word_comparison", "Marked Words significant in every run and in one run only"),
+            ("svm_accuracy_comparison", "SVM accuracy per run"),
+            ("sentiment_comparison", "VADER compound mean per run"),
+            ("lexicon_rates_comparison", "Stereotype lexicon rates per run (%)"),
+        ):
+            full = f"{kind}_{name}"
+            df = results.get(full)
+            if df is not None:
+                writer.table(
+                    sec, full, df, title, "One column per run.", layout_style(results.layout(full))
+                )
+    return writer.write(opts.filename)
+
+
+def render_report(path: Path, out: Path | None, options: Mapping[str, Any]) -> Path:
+    """Render the report of the results at ``path`` (run folder or results folder)."""
+    paths = locate_run(path)
+    results = AuditResults.load(paths.results)
+    opts = ReportOptions(examples_per_word=int(options.get("examples_per_word") or 50))
+    target = Path(out) if out is not None else paths.report
+    if results.meta.get("kind") == "comparison":
+        return render_comparison(results, target, opts)
+    return render_results(results, target, opts)
