@@ -24,6 +24,7 @@ from gasp.runner import Plannable
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
     "more-of-the-same": "gasp.studies.more_of_the_same",
+    "occugender": "gasp.studies.occugender",
 }
 
 #: The key of a study file naming its study type (default: more-of-the-same).
