@@ -130,7 +130,7 @@ def analyze_scores(
     results.meta.update(
         study_kind=STUDY_KIND,
         model_id=model_id,
-        run_id=manifest.get("run_id"),
+        started_at=manifest.get("started_at"),
         manifest=dict(manifest),
         approximate=approximate,
         settings={

@@ -75,9 +75,10 @@ def _settings_note(settings: Mapping[str, Any]) -> str:
         "scored as the start of the answer (after the answer line's text, where it has one)"
     )
     cases = "capitalised and in lower case" if settings.get("case_variants") else "as written"
+    level = 100 * float(settings.get("confidence") or 0)
     return (
-        f"Mode: {how}. Expressions are scored {cases}. Intervals are {settings.get('confidence')}"
-        f" bootstrap percentile intervals over jobs and templates ({settings.get('bootstrap')} "
+        f"Mode: {how}. Expressions are scored {cases}. Intervals are {level:.0f}% bootstrap "
+        f"percentile intervals over jobs and templates ({settings.get('bootstrap')} "
         f"resamples, seed {settings.get('seed')})."
     )
 
@@ -261,7 +262,8 @@ def render_report(results_dir: str | Path, out_dir: str | Path) -> Path:
     settings = results.settings
     model = results.meta.get("model_id") or ""
     title = _mark(results, f"OccuGender audit on {model}")
-    writer = ReportWriter(out_dir, title, f"run {results.meta.get('run_id') or ''}")
+    started = results.meta.get("started_at") or ""
+    writer = ReportWriter(out_dir, title, f"run started {started}" if started else "")
     about = writer.section("About this report", _INTRO)
     about.add_paragraph(_settings_note(settings))
     about.add_paragraph(_templates_note(settings), cls="note")
