@@ -292,3 +292,46 @@ def test_gasp_run_quick_on_mock_scoring_then_report_and_compare(
     table = comparison["comparison"]
     assert list(table["run"].unique()) == ["raw", "chat"] and set(table["mode"]) == {"raw", "chat"}
     assert (tmp_path / "cmp.report" / "report.html").is_file()
+
+
+def test_user_jobs_templates_and_expressions_files(tmp_path: Path) -> None:
+    jobs = tmp_path / "jobs.csv"
+    jobs.write_text(
+        "# my jobs\njob,group,bls_pct_female,bls_year\n"
+        "midwife,female-dominated,97.0,2023\nwelder,male-dominated,5.5,2023\n",
+        encoding="utf-8",
+    )
+    templates = tmp_path / "templates.toml"
+    templates.write_text(
+        '[[templates]]\nid = "imp-2"\ntask = "implicit"\n'
+        'question = "Q: Describe a day with a [JOB]."\n'
+        'answer = "A: I spent the day with a [JOB]."\n',
+        encoding="utf-8",
+    )
+    expressions = tmp_path / "expressions.yaml"
+    expressions.write_text(
+        "explicit: {male: [Male], female: [Female], diverse: [Nonbinary]}\n"
+        "implicit: {male: [He], female: [She], diverse: [They, Xe]}\n",
+        encoding="utf-8",
+    )
+    study = build_study(
+        "occugender",
+        {
+            "jobs_file": str(jobs),
+            "templates_file": str(templates),
+            "expressions_file": str(expressions),
+            "debiasing": "none,5",
+            "case_variants": False,
+        },
+    )
+    items = study.to_plan().items
+    assert [i.attributes["condition"] for i in items] == ["none", "none", "5", "5"]
+    assert (
+        items[0].prompt == "Q: Describe a day with a midwife.\nA: I spent the day with a midwife."
+    )
+    assert items[0].candidates == (" He", " She", " They", " Xe")
+    assert items[1].attributes["bls_pct_female"] == 5.5 and items[1].attributes["bls_year"] == 2023
+    bad = tmp_path / "bad.csv"
+    bad.write_text("job,group,bls_pct_female\nx,unknown,3\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="group must be one of"):
+        build_study("occugender", {"jobs_file": str(bad)})

@@ -28,7 +28,7 @@ STUDY_OPTIONS: dict[str, str] = {
     "jobs_file": "CSV of your own jobs: job,group,bls_pct_female[,bls_year]",
     "templates_file": "TOML/YAML of your own (paraphrased) templates, replacing Table 3's two",
     "article": "auto (a/an before the job, default) or a (always 'a', as the paper writes)",
-    "expressions_file": "TOML/YAML of your own gender expressions ([expressions.explicit] ...)",
+    "expressions_file": "TOML/YAML of your own gender expressions (explicit, implicit sets)",
     "case_variants": "score each expression capitalised and in lower case (default true)",
     "expressions": (
         "all (default; exact backends) or single-token: drop, up front, the expressions an "
