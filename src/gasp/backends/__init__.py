@@ -23,6 +23,7 @@ from gasp.backends._faults import (
     parse_retry_after,
 )
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
+from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int
 from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
@@ -32,6 +33,7 @@ from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
 __all__ = [
+    "DEFAULT_MAX_CANDIDATE_CHARS",
     "MOCK_SCRIPTS",
     "OPENAI_PRICES_PER_MTOK",
     "PROVIDERS",
@@ -58,6 +60,7 @@ __all__ = [
     "classify_status",
     "cost_usd",
     "make_mock_backend",
+    "multi_token_reason",
     "parse_model_options",
     "parse_model_spec",
     "parse_retry_after",

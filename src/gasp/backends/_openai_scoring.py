@@ -30,6 +30,9 @@ from gasp.errors import ConfigError
 #: The most top log-probabilities the OpenAI API returns.
 MAX_TOP_LOGPROBS = 20
 
+#: Default of the ``max_candidate_chars`` option of the ``openai`` backends.
+DEFAULT_MAX_CANDIDATE_CHARS = 10
+
 
 def _tiktoken_count(model: str, text: str) -> int | None:
     """Tokens of ``text`` for ``model`` by tiktoken, or None where it cannot tell."""
@@ -41,8 +44,15 @@ def _tiktoken_count(model: str, text: str) -> int | None:
         return None
 
 
-def multi_token_reason(candidate: str, model: str, max_chars: int) -> str | None:
-    """Why ``candidate`` would be more than one token (None when it looks like one)."""
+def multi_token_reason(
+    candidate: str, model: str = "", max_chars: int = DEFAULT_MAX_CANDIDATE_CHARS
+) -> str | None:
+    """Why ``candidate`` would be more than one token (None when it looks like one).
+
+    This is the rule by which the approximate (first-token) backends refuse a
+    candidate before any request; a study can apply it up front to keep only the
+    candidates such a backend scores (``model`` empty: the rule without tiktoken).
+    """
     body = candidate[1:] if candidate.startswith(" ") else candidate
     if not body:
         return "it is empty"

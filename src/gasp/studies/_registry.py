@@ -25,6 +25,7 @@ from gasp.runner import Plannable
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
     "more-of-the-same": "gasp.studies.more_of_the_same",
     "marked-personas": "gasp.studies.marked_personas",
+    "occugender": "gasp.studies.occugender",
     "pronoun-pairs": "gasp.studies.pronoun_pairs",
     "narratives": "gasp.studies.pronoun_pairs.narratives",
 }
