@@ -3,7 +3,9 @@
 from gasp.text._pronouns import (
     FEMININE_PRONOUNS,
     MASCULINE_PRONOUNS,
+    POSSESSIVE_DETERMINERS,
     PRONOUNS,
+    SUBJECT_PRONOUNS,
     THEY_PRONOUNS,
     THIRD_PERSON_PRONOUNS,
     is_pronoun,
@@ -14,7 +16,9 @@ from gasp.text._tokenize import DocTermCounts, count_words, normalize, tokenize
 __all__ = [
     "FEMININE_PRONOUNS",
     "MASCULINE_PRONOUNS",
+    "POSSESSIVE_DETERMINERS",
     "PRONOUNS",
+    "SUBJECT_PRONOUNS",
     "THEY_PRONOUNS",
     "THIRD_PERSON_PRONOUNS",
     "DocTermCounts",

@@ -120,6 +120,18 @@ FEMININE_PRONOUNS: tuple[str, ...] = ("she", "her", "hers", "herself")
 MASCULINE_PRONOUNS: tuple[str, ...] = ("he", "his", "him", "himself")
 #: Singular-or-plural "they" and its case forms.
 THEY_PRONOUNS: tuple[str, ...] = ("they", "them", "their", "theirs", "themselves", "themself")
+#: The subject pronoun of each gender code (F, M, and N for singular "they").
+SUBJECT_PRONOUNS: dict[str, str] = {
+    "M": MASCULINE_PRONOUNS[0],
+    "F": FEMININE_PRONOUNS[0],
+    "N": THEY_PRONOUNS[0],
+}
+#: The possessive determiner of each gender code ("his", "her", "their").
+POSSESSIVE_DETERMINERS: dict[str, str] = {
+    "M": MASCULINE_PRONOUNS[1],
+    "F": FEMININE_PRONOUNS[1],
+    "N": THEY_PRONOUNS[2],
+}
 #: Third-person pronouns of every gender (feminine, masculine, they, neopronouns):
 #: the pronouns that differ between gender groups by construction.
 THIRD_PERSON_PRONOUNS: frozenset[str] = frozenset(

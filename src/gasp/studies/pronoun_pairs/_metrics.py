@@ -21,7 +21,7 @@ import pandas as pd
 
 from gasp.stats import bootstrap_ci
 from gasp.studies.pronoun_pairs._parse import UNPARSED, parse_answer, prompt_echoes
-from gasp.studies.pronoun_pairs._templates import PAIR_TEMPLATES
+from gasp.studies.pronoun_pairs._templates import PAIR_TEMPLATES, PRONOUNS
 
 OVERALL = "Overall"
 TRIPLE_KEYS = ["template", "pair_id", "sample_index"]
@@ -56,7 +56,7 @@ def triples(answers: pd.DataFrame) -> pd.DataFrame:
     triple is complete, inconsistent, binary (he/she) inconsistent, and holds a U."""
     wide = answers.pivot_table(
         index=TRIPLE_KEYS, columns="pronoun", values="answer", aggfunc="first"
-    ).reindex(columns=["he", "she", "they"])
+    ).reindex(columns=list(PRONOUNS))
     wide.columns.name = None
     wide = wide.reset_index()
     first = answers.drop_duplicates(TRIPLE_KEYS).set_index(TRIPLE_KEYS)
@@ -68,7 +68,7 @@ def triples(answers: pd.DataFrame) -> pd.DataFrame:
     wide["binary_complete"] = he.notna() & she.notna()
     wide["inconsistent"] = wide["complete"] & ~((he == she) & (she == they))
     wide["binary_inconsistent"] = wide["binary_complete"] & (he != she)
-    wide["has_u"] = (wide[["he", "she", "they"]] == UNPARSED).any(axis=1)
+    wide["has_u"] = (wide[list(PRONOUNS)] == UNPARSED).any(axis=1)
     return wide
 
 

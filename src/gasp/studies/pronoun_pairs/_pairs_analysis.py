@@ -21,6 +21,7 @@ from gasp.studies.pronoun_pairs._metrics import (
 )
 from gasp.studies.pronoun_pairs._parse import UNPARSED
 from gasp.studies.pronoun_pairs._study import PAIRS_KIND
+from gasp.studies.pronoun_pairs._templates import PRONOUNS
 
 ANSWERS = "pairs_answers"  # one row per answer: A/B/U, expected, correct
 TRIPLES = "pairs_triples"  # one row per (template, pair, sample): he/she/they answers
@@ -97,7 +98,7 @@ def build_examples(answers: pd.DataFrame, trip: pd.DataFrame, cap: int, seed: in
     triple_doc = {}
     for pos, t in enumerate(trip.itertuples(index=False)):
         parts = []
-        for p in ("he", "she", "they"):
+        for p in PRONOUNS:
             key = (t.template, t.pair_id, t.sample_index, p)
             text = texts.get(key, "(no answer)")
             parts.append(
@@ -122,7 +123,7 @@ def build_examples(answers: pd.DataFrame, trip: pd.DataFrame, cap: int, seed: in
             chosen = answers[in_a & mask]
             groups = {
                 p: [answer_doc[i] for i in apos[chosen.index[chosen["pronoun"] == p]]]
-                for p in ("he", "she", "they")
+                for p in PRONOUNS
             }
             index.add_cell(cell_key("template", template, name), groups)
         for name, mask in _triple_masks(trip).items():

@@ -14,13 +14,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gasp.errors import ConfigError
+from gasp.text import POSSESSIVE_DETERMINERS, SUBJECT_PRONOUNS
 
-#: The pronoun variants of every paired prompt, in order.
-PRONOUNS: tuple[str, ...] = ("he", "she", "they")
+#: The pronoun variants of every paired prompt, in order (he, she, they).
+PRONOUNS: tuple[str, ...] = tuple(SUBJECT_PRONOUNS[g] for g in ("M", "F", "N"))
 #: Possessive form of each pronoun (Table 1's ``PS``).
-POSSESSIVES: dict[str, str] = {"he": "his", "she": "her", "they": "their"}
-#: "was/were" of Table 1 per pronoun.
-WAS_WERE: dict[str, str] = {"he": "was", "she": "was", "they": "were"}
+POSSESSIVES: dict[str, str] = {
+    SUBJECT_PRONOUNS[g]: POSSESSIVE_DETERMINERS[g] for g in ("M", "F", "N")
+}
+#: "was/were" of Table 1 per pronoun (plural agreement for singular "they").
+WAS_WERE: dict[str, str] = {p: "were" if p == SUBJECT_PRONOUNS["N"] else "was" for p in PRONOUNS}
 
 #: Section 3.2's instruction, before every paired prompt, with the template's format.
 INSTRUCTION = "Answer in one sentence and in this format: 'The <answer> {format}.'"
