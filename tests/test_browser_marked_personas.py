@@ -3,23 +3,19 @@ error, every figure loads, words open their texts."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from _browser import chromium, require_chromium, severe_console_entries
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GASP_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("GASP_CHROMEDRIVER", "/usr/bin/chromedriver")
 
-webdriver = pytest.importorskip("selenium.webdriver")
-if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+require_chromium(module_level=True)
 
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -39,24 +35,8 @@ def report_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--window-size=1280,1600",
-        f"--user-data-dir={tmp_path_factory.mktemp('chromium-profile')}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 def test_marked_personas_report_in_chromium(driver: object, report_path: Path) -> None:
@@ -74,5 +54,5 @@ def test_marked_personas_report_in_chromium(driver: object, report_path: Path) -
     panel = wait.until(ec.visibility_of_element_located((By.ID, "examples")))
     assert word in panel.find_element(By.ID, "ex-title").text
     assert panel.find_elements(By.CSS_SELECTOR, "#ex-list li")
-    severe = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[attr-defined]
+    severe = severe_console_entries(drv)
     assert severe == []

@@ -4,26 +4,21 @@ number opens its texts, model text stays text."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from _browser import chromium, require_chromium, severe_console_entries
 from gasp.backends import GenerationRequest, MockBackend
 from gasp.runner import RunOptions, generate
 from gasp.studies import get_study_type
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GASP_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("GASP_CHROMEDRIVER", "/usr/bin/chromedriver")
 
-webdriver = pytest.importorskip("selenium.webdriver")
-if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+require_chromium(module_level=True)
 
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -50,25 +45,8 @@ def _report(tmp: Path, study: str, responder, options: dict) -> Path:  # type: i
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--no-first-run",
-        "--window-size=1280,1600",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 @pytest.mark.parametrize(
@@ -118,5 +96,5 @@ def test_report_numbers_open_their_texts(
         assert any("<script>" in t for t in texts)
     assert not panel.find_elements(By.CSS_SELECTOR, "#ex-list script, #ex-list img")
     assert drv.execute_script("return window.__pwned === undefined;")  # type: ignore[attr-defined]
-    severe = [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[attr-defined]
+    severe = severe_console_entries(drv)
     assert severe == []

@@ -12,16 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from _browser import chromium, require_chromium, severe_console_entries
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GASP_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("GASP_CHROMEDRIVER", "/usr/bin/chromedriver")
 
-webdriver = pytest.importorskip("selenium.webdriver")
-if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
-    pytest.skip("chromium and chromedriver are not installed", allow_module_level=True)
+require_chromium(module_level=True)
 
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support import expected_conditions as ec  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -53,32 +50,8 @@ def report_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1280,1600",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as drv:
         yield drv
-    finally:
-        drv.quit()
-
-
-def _severe(drv: object) -> list[dict[str, object]]:
-    return [e for e in drv.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[attr-defined]
 
 
 def test_report_in_chromium(driver: object, report_path: Path) -> None:
@@ -127,4 +100,4 @@ def test_report_in_chromium(driver: object, report_path: Path) -> None:
     # Looking a word up by typing it works too; an unknown word says so.
     drv.find_element(By.ID, "word-lookup").send_keys("nosuchword\n")  # type: ignore[attr-defined]
     assert "No example generations" in panel.find_element(By.ID, "ex-summary").text
-    assert _severe(drv) == []
+    assert severe_console_entries(drv) == []

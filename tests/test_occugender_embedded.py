@@ -4,18 +4,15 @@ its report in a headless Chromium with no console error."""
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from _browser import chromium, severe_console_entries
 from gasp.cli import main
 from gasp.results import AuditResults
-
-CHROMIUM = os.environ.get("GASP_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("GASP_CHROMEDRIVER", "/usr/bin/chromedriver")
 
 
 @pytest.fixture(scope="module")
@@ -50,33 +47,8 @@ def test_quick_run_on_the_embedded_model(quick_run: Path) -> None:
 
 @pytest.fixture(scope="module")
 def driver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
-    webdriver = pytest.importorskip("selenium.webdriver")
-    if not (Path(CHROMIUM).is_file() and Path(CHROMEDRIVER).is_file()):
-        pytest.skip("chromium and chromedriver are not installed")
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tmp_path_factory.mktemp("chromium-profile")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        "--window-size=1280,1600",
-        f"--user-data-dir={profile}",
-    ):
-        options.add_argument(arg)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    drv = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-    try:
+    with chromium(tmp_path_factory.mktemp("chromium-profile")) as drv:
         yield drv
-    finally:
-        drv.quit()
 
 
 @pytest.mark.slow
@@ -98,5 +70,5 @@ def test_quick_report_renders_in_chromium_without_console_errors(
         driver.execute_script("return arguments[0].naturalWidth > 0;", img)  # type: ignore[attr-defined]
         for img in images
     )
-    severe = [e for e in driver.get_log("browser") if e.get("level") == "SEVERE"]  # type: ignore[attr-defined]
+    severe = severe_console_entries(driver)
     assert severe == []
