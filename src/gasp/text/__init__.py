@@ -1,5 +1,7 @@
-"""Text to tokens and sparse word counts, and the package's one list of pronouns."""
+"""Text to tokens and sparse word counts, the package's one list of pronouns and its one list
+of explicit gender terms."""
 
+from gasp.text._gender_terms import GENDER_TERMS, gender_terms, is_gender_term
 from gasp.text._pronouns import (
     FEMININE_PRONOUNS,
     MASCULINE_PRONOUNS,
@@ -15,6 +17,7 @@ from gasp.text._tokenize import DocTermCounts, count_words, normalize, tokenize
 
 __all__ = [
     "FEMININE_PRONOUNS",
+    "GENDER_TERMS",
     "MASCULINE_PRONOUNS",
     "POSSESSIVE_DETERMINERS",
     "PRONOUNS",
@@ -23,6 +26,8 @@ __all__ = [
     "THIRD_PERSON_PRONOUNS",
     "DocTermCounts",
     "count_words",
+    "gender_terms",
+    "is_gender_term",
     "is_pronoun",
     "normalize",
     "remove_pronouns",

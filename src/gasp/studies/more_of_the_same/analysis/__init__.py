@@ -13,6 +13,12 @@ from gasp.studies.more_of_the_same.analysis._descriptions import (
     DescriptionResults,
     analyze_descriptions,
 )
+from gasp.studies.more_of_the_same.analysis._name_free import (
+    NAMES_REMOVED,
+    PAPER,
+    VARIANTS,
+    NameFilter,
+)
 from gasp.studies.more_of_the_same.analysis._prepare import (
     BLSFigure,
     PreparedRun,
@@ -23,10 +29,14 @@ from gasp.studies.more_of_the_same.analysis._representation import analyze_repre
 from gasp.studies.more_of_the_same.analysis._word_tables import marked_words_by_group, word_tables
 
 __all__ = [
+    "NAMES_REMOVED",
+    "PAPER",
+    "VARIANTS",
     "AnalysisConfig",
     "AuditResults",
     "BLSFigure",
     "DescriptionResults",
+    "NameFilter",
     "PreparedRun",
     "RunAudit",
     "analysis_config_for_run",

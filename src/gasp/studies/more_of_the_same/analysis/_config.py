@@ -47,6 +47,11 @@ class AnalysisConfig:
         decile_width: width in percent of the bins of Figures 2, 6 and 7.
         examples_per_word: most example generations saved per significant word for the
             report's word browser (shared among the gender groups, chosen with ``seed``).
+        extra_gender_terms: words added to :data:`gasp.text.GENDER_TERMS` for the name-free
+            SRB variant, which removes person names and gender terms from every word set.
+        name_ratio: ``name_ratio`` of :func:`gasp.names.is_person_name` for that variant
+            (25: a common word is a name when its share of US births is at least 25 times
+            its English frequency; see ``analysis._name_free``).
     """
 
     min_samples: int = 100
@@ -64,6 +69,8 @@ class AnalysisConfig:
     seed: int = 0
     decile_width: float = 10.0
     examples_per_word: int = 50
+    extra_gender_terms: tuple[str, ...] = ()
+    name_ratio: float = 25.0
 
     def __post_init__(self) -> None:
         if self.min_samples < 1:
@@ -78,6 +85,11 @@ class AnalysisConfig:
             raise ConfigError(f"fdr_alpha must lie in (0, 1), got {self.fdr_alpha}")
         if not 0.0 < self.decile_width <= 100.0:
             raise ConfigError(f"decile_width must lie in (0, 100], got {self.decile_width}")
+        if isinstance(self.extra_gender_terms, str):
+            raise ConfigError("extra_gender_terms must be a sequence of words, not one string")
+        object.__setattr__(self, "extra_gender_terms", tuple(self.extra_gender_terms))
+        if not self.name_ratio > 0:
+            raise ConfigError(f"name_ratio must be positive, got {self.name_ratio}")
         if self.examples_per_word < 1:
             raise ConfigError(f"examples_per_word must be at least 1, got {self.examples_per_word}")
 
@@ -108,6 +120,13 @@ class AnalysisConfig:
                 "n_bootstrap": self.n_bootstrap,
                 "ci_level": self.ci_level,
                 "n_permutations": self.n_permutations,
+                "variants": ["paper", "names_removed"],
+                "names_removed": {
+                    "names": "US Social Security first names (gasp.names.is_person_name)",
+                    "gender_terms": "gasp.text.GENDER_TERMS",
+                    "name_ratio": self.name_ratio,
+                    "extra_gender_terms": sorted(str(w) for w in self.extra_gender_terms),
+                },
             },
             "decile_width": self.decile_width,
             "seed": self.seed,

@@ -52,13 +52,23 @@ Tables (names from :mod:`gasp.results`):
     so bootstrap scores lean toward 0. ``boot_mean - score`` shows that shift; read the
     interval as the spread of the score under resampling, not as an unbiased interval
     around it.
+    Next to the paper's score, the name-free variant (:mod:`._name_free`) removes person
+    first names and explicit gender terms from ``S``, ``A`` and ``B`` alike, computed in
+    the same pass: score_names_removed, ch_specified_F_names_removed,
+    ch_specified_M_names_removed, n_words_names_removed, n_words_specified_F_names_removed,
+    n_words_specified_M_names_removed, names_removed and gender_terms_removed (removed
+    from the candidate set), names_removed_specified and gender_terms_removed_specified
+    (removed from the named-women and named-men sets together), reason_names_removed.
+    It has no bootstrap interval.
 
-``srb_test`` (:data:`SRB_TEST`), one row per test (and template when not pooled):
-    template, test (``welch`` or ``permutation``), statistic (Welch: t of the scores of
-    associated women minus men; permutation: mean over units of ``score_F - score_M``
-    with empty associated sets as 0), p_value, df (Welch only), n_subjects_F,
+``srb_test`` (:data:`SRB_TEST`), one row per test and variant (and template when not
+    pooled): template, variant (``paper``: the paper's SRB, pronouns removed;
+    ``names_removed``: the name-free variant), test (``welch`` or ``permutation``),
+    statistic (Welch: t of the scores of associated women minus men; permutation: mean
+    over units of ``score_F - score_M`` with empty associated sets as 0), p_value, df (Welch only), n_subjects_F,
     n_subjects_M (units taking part), mean_F, mean_M, n_permutations (shuffles run; 0
-    for Welch).
+    for Welch), reason (empty when the test is defined, else why not: no scores, zero
+    variance, too few units).
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
     subject, template, step (``how``), reason.
@@ -75,6 +85,7 @@ import pandas as pd
 from gasp.errors import ConfigError
 from gasp.stats import welch_t_test
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._name_free import NAMES_REMOVED, PAPER, NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
 from gasp.studies.more_of_the_same.analysis._units import (
     MW_COLUMNS,
@@ -99,9 +110,21 @@ _SRB_COLUMNS = [
     "boot_mean",
     "n_bootstrap",
     "reason",
+    "score_names_removed",
+    "ch_specified_F_names_removed",
+    "ch_specified_M_names_removed",
+    "n_words_names_removed",
+    "n_words_specified_F_names_removed",
+    "n_words_specified_M_names_removed",
+    "names_removed",
+    "gender_terms_removed",
+    "names_removed_specified",
+    "gender_terms_removed_specified",
+    "reason_names_removed",
 ]
 _TEST_COLUMNS = [
     "template",
+    "variant",
     "test",
     "statistic",
     "p_value",
@@ -140,23 +163,33 @@ def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float, str]:
     return float(result.t), float(result.p_value), float(result.df), result.reason or ""
 
 
+def _free_reason(reason: str | None) -> str:
+    """The reason of a name-free score, naming the removal it adds."""
+    if not reason:
+        return ""
+    return reason.replace("after pronoun and", "after pronoun, person-name, gender-term and")
+
+
 def _tests(
     template: str,
+    variant: str,
     scores: pd.DataFrame,
     observed: np.ndarray | None,
     perm_f: np.ndarray | None,
     perm_m: np.ndarray | None,
 ) -> list[dict[str, object]]:
-    """Welch's t-test across units and, with shuffles, the permutation test."""
-    f = scores.loc[scores["gender"] == "F", "score"].to_numpy(dtype=float)
-    m = scores.loc[scores["gender"] == "M", "score"].to_numpy(dtype=float)
+    """Welch's t-test across units and, with shuffles, the permutation test, of one variant."""
+    column = "score" if variant == PAPER else f"score_{variant}"
+    f = scores.loc[scores["gender"] == "F", column].to_numpy(dtype=float)
+    m = scores.loc[scores["gender"] == "M", column].to_numpy(dtype=float)
     t, p, df, reason = _welch(f, m)
 
     def _mean(x: np.ndarray) -> float:
         return float(np.nanmean(x)) if np.isfinite(x).any() else float("nan")
 
     rows: list[dict[str, object]] = [
-        {"template": template, "test": "welch", "statistic": t, "p_value": p, "df": df,
+        {"template": template, "variant": variant, "test": "welch", "statistic": t,
+         "p_value": p, "df": df,
          "n_subjects_F": int(np.isfinite(f).sum()), "n_subjects_M": int(np.isfinite(m).sum()),
          "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0, "reason": reason}
     ]  # fmt: skip
@@ -172,7 +205,8 @@ def _tests(
         else:
             stat, p_perm = float("nan"), float("nan")
         rows.append(
-            {"template": template, "test": "permutation", "statistic": stat, "p_value": p_perm,
+            {"template": template, "variant": variant, "test": "permutation",
+             "statistic": stat, "p_value": p_perm,
              "df": float("nan"), "n_subjects_F": int(keep.sum()), "n_subjects_M": int(keep.sum()),
              "mean_F": _mean(observed[keep, 0]), "mean_M": _mean(observed[keep, 1]),
              "n_permutations": n_perm,
@@ -193,22 +227,28 @@ def analyze_descriptions(
     marked: list[pd.DataFrame] = []
     srb_rows: list[dict[str, object]] = []
     perm: dict[tuple[str, str], dict[str, np.ndarray]] = {}
-    zeroed: dict[tuple[str, str], tuple[float, float]] = {}
+    zeroed: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
+    names = NameFilter(config.extra_gender_terms, config.name_ratio)
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
     alpha = 1.0 - config.ci_level
     for unit, seed in zip(units, seeds, strict=False):
         boot_rng, perm_rng = (np.random.default_rng(s) for s in seed.spawn(2))
-        analysis = UnitAnalysis(unit, config, emb)
+        analysis = UnitAnalysis(unit, config, emb, names)
         marked.append(analysis.marked_rows())
         word_sets[(unit.subject, unit.template)] = analysis.sets
         boot = analysis.bootstrap(boot_rng)
         perm[(unit.subject, unit.template)] = analysis.permutations(perm_rng)
-        zeroed[(unit.subject, unit.template)] = (
-            zero_if_empty(analysis.scores["F"]),
-            zero_if_empty(analysis.scores["M"]),
-        )
+        zeroed[(unit.subject, unit.template)] = {
+            PAPER: (zero_if_empty(analysis.scores["F"]), zero_if_empty(analysis.scores["M"])),
+            NAMES_REMOVED: (
+                zero_if_empty(analysis.free_scores["F"]),
+                zero_if_empty(analysis.free_scores["M"]),
+            ),
+        }
         for g in ("F", "M"):
             sc = analysis.scores[g]
+            free = analysis.free_scores[g]
+            removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
             lo, hi = np.quantile(b, [alpha / 2, 1 - alpha / 2]) if b.size else (np.nan, np.nan)
             srb_rows.append(
@@ -228,6 +268,17 @@ def analyze_descriptions(
                     "boot_mean": float(b.mean()) if b.size else float("nan"),
                     "n_bootstrap": int(b.size),
                     "reason": sc.reason or "",
+                    "score_names_removed": float(free.score),
+                    "ch_specified_F_names_removed": float(free.ch_sa),
+                    "ch_specified_M_names_removed": float(free.ch_sb),
+                    "n_words_names_removed": int(free.n_s),
+                    "n_words_specified_F_names_removed": int(free.n_a),
+                    "n_words_specified_M_names_removed": int(free.n_b),
+                    "names_removed": removed[0],
+                    "gender_terms_removed": removed[1],
+                    "names_removed_specified": removed[2],
+                    "gender_terms_removed_specified": removed[3],
+                    "reason_names_removed": _free_reason(free.reason),
                 }
             )
     scores = pd.DataFrame(srb_rows, columns=_SRB_COLUMNS)
@@ -235,12 +286,14 @@ def analyze_descriptions(
     for template in sorted(scores["template"].unique()) if len(scores) else []:
         part = scores[scores["template"] == template]
         subjects = part["subject"].unique()
-        perm_f = perm_m = observed = None
-        if config.n_permutations > 0:
-            perm_f = np.stack([perm[(s, template)]["F"] for s in subjects])
-            perm_m = np.stack([perm[(s, template)]["M"] for s in subjects])
-            observed = np.array([zeroed[(s, template)] for s in subjects], dtype=float)
-        tests.extend(_tests(template, part, observed, perm_f, perm_m))
+        for variant in (PAPER, NAMES_REMOVED):
+            suffix = "" if variant == PAPER else f"_{variant}"
+            perm_f = perm_m = observed = None
+            if config.n_permutations > 0:
+                perm_f = np.stack([perm[(s, template)][f"F{suffix}"] for s in subjects])
+                perm_m = np.stack([perm[(s, template)][f"M{suffix}"] for s in subjects])
+                observed = np.array([zeroed[(s, template)][variant] for s in subjects], float)
+            tests.extend(_tests(template, variant, part, observed, perm_f, perm_m))
     marked_table = (
         pd.concat(marked, ignore_index=True) if marked else pd.DataFrame(columns=MW_COLUMNS)
     )

@@ -23,6 +23,7 @@ from gasp.stats import (
     srb_scores,
 )
 from gasp.studies.more_of_the_same.analysis._config import ALL_TEMPLATES, AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._name_free import NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
 from gasp.studies.more_of_the_same.analysis._resampled import Pair, group_totals, marked_sets
 from gasp.text import DocTermCounts, is_pronoun
@@ -41,6 +42,7 @@ MW_COLUMNS = [
     "z_sum",
     "z_min",
     "is_pronoun",
+    "kind",
     "n_target",
 ]
 
@@ -174,13 +176,31 @@ def _srb_many(
     return srb_scores(triples, embeddings, remove_pronouns=True)
 
 
-class UnitAnalysis:
-    """Observed marked words and SRB scores of one unit, plus its resampling statistics."""
+Removed = tuple[int, int, int, int]
+"""Names and gender terms removed from ``S``, then from ``A`` and ``B`` together."""
 
-    def __init__(self, unit: Unit, config: AnalysisConfig, embeddings: Any) -> None:
+
+class UnitAnalysis:
+    """Observed marked words and SRB scores of one unit, plus its resampling statistics.
+
+    ``scores`` holds the paper's SRB per associated gender, ``free_scores`` the name-free
+    variant (person names and gender terms removed, see :mod:`._name_free`) and
+    ``removed`` the names and gender terms that variant removed.
+    """
+
+    def __init__(
+        self,
+        unit: Unit,
+        config: AnalysisConfig,
+        embeddings: Any,
+        names: NameFilter | None = None,
+    ) -> None:
         self.unit = unit
         self.config = config
         self.embeddings = embeddings
+        self.names = (
+            names if names is not None else NameFilter(config.extra_gender_terms, config.name_ratio)
+        )
         specs = _specs_for(unit.masks)
         comps = [
             Comparison(
@@ -196,10 +216,18 @@ class UnitAnalysis:
         self.sets = {key: _word_set(t) for key, (_, t) in self.tables.items()}
         s_f = self.sets.get(("named", "F"), [])
         s_m = self.sets.get(("named", "M"), [])
-        results = _srb_many(
-            [(self.sets.get(("associated", g), []), s_f, s_m) for g in ("F", "M")], embeddings
-        )
-        self.scores = dict(zip(("F", "M"), results, strict=True))
+        paper = [(self.sets.get(("associated", g), []), s_f, s_m) for g in ("F", "M")]
+        free_f, names_f, terms_f = self.names.split(s_f)
+        free_m, names_m, terms_m = self.names.split(s_m)
+        free: list[tuple[list[str], list[str], list[str]]] = []
+        self.removed: dict[str, Removed] = {}
+        for g, (s, _, _) in zip(("F", "M"), paper, strict=True):
+            kept, n_names, n_terms = self.names.split(s)
+            free.append((kept, free_f, free_m))
+            self.removed[g] = (n_names, n_terms, names_f + names_m, terms_f + terms_m)
+        results = _srb_many(paper + free, embeddings)
+        self.scores = dict(zip(("F", "M"), results[:2], strict=True))
+        self.free_scores = dict(zip(("F", "M"), results[2:], strict=True))
 
     def marked_rows(self) -> pd.DataFrame:
         """The long marked-words rows of this unit."""
@@ -222,6 +250,7 @@ class UnitAnalysis:
                         "z_sum": table["z_sum"].to_numpy(),
                         "z_min": table[zcols].min(axis=1).to_numpy(),
                         "is_pronoun": is_pronoun(words),
+                        "kind": self.names.kinds(words),
                         "n_target": self.unit.size(spec.target),
                     }
                 )
@@ -284,11 +313,14 @@ class UnitAnalysis:
     def permutations(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """SRB scores per associated gender after shuffling the associated labels.
 
-        An empty associated word set counts as a score of 0 (see the module notes).
+        Keys ``F`` and ``M`` hold the paper's SRB, ``F_names_removed`` and
+        ``M_names_removed`` the name-free variant of the same shuffles. An empty
+        associated word set counts as a score of 0 (see the module notes).
         """
         n_perm = self.config.n_permutations
+        keys = ("F", "M", "F_names_removed", "M_names_removed")
         if n_perm == 0:
-            return {g: np.empty(0) for g in ("F", "M")}
+            return {k: np.empty(0) for k in keys}
         unit = self.unit
         pool = np.flatnonzero(unit.masks["AF"] | unit.masks["AM"])
         n_f = unit.size("AF")
@@ -309,10 +341,13 @@ class UnitAnalysis:
         s_f = self.sets.get(("named", "F"), [])
         s_m = self.sets.get(("named", "M"), [])
         triples = [(list(words), s_f, s_m) for words in sets]
+        free_f, free_m = self.names.keep(s_f), self.names.keep(s_m)
+        triples += [(self.names.keep(words), free_f, free_m) for words in sets]
         scores = np.array(
             [zero_if_empty(r) for r in _srb_many(triples, self.embeddings)], dtype=float
         )
-        return {"F": scores[0::2], "M": scores[1::2]}
+        paper, free = scores[: 2 * n_perm], scores[2 * n_perm :]
+        return dict(zip(keys, (paper[0::2], paper[1::2], free[0::2], free[1::2]), strict=True))
 
 
 def zero_if_empty(result: SRBResult) -> float:

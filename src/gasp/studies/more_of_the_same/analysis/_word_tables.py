@@ -18,7 +18,10 @@ Pronouns are kept, as in Table 15.
 ``word_tables`` (:data:`gasp.results.WORD_TABLES`) columns:
     subject, template, gender, word, category, z_associated (summed z of the word for
     associated ``g``, NaN when not marked there), z_named (summed z for the named gender
-    of its category: ``S_g``, or ``S_o`` for ``associated_and_other_named``), is_pronoun.
+    of its category: ``S_g``, or ``S_o`` for ``associated_and_other_named``), is_pronoun,
+    kind (``name``: a person's first name, ``gender term``: a word of
+    :data:`gasp.text.GENDER_TERMS` or the analysis's extra terms, ``word``: any other
+    word; the name-free SRB variant leaves out names and gender terms).
 Rows are ordered by subject, template, gender, category (the order above), then by
 decreasing z.
 """
@@ -45,6 +48,7 @@ WORD_TABLE_COLUMNS: tuple[str, ...] = (
     "z_associated",
     "z_named",
     "is_pronoun",
+    "kind",
 )
 
 _OTHER = {"F": "M", "M": "F"}
@@ -67,6 +71,11 @@ def word_tables(marked_words: pd.DataFrame) -> pd.DataFrame:
     pieces: list[pd.DataFrame] = []
     pronoun = dict(
         zip(marked_words["word"].astype(str), marked_words["is_pronoun"].astype(bool), strict=False)
+    )
+    kinds = (
+        dict(zip(marked_words["word"].astype(str), marked_words["kind"].astype(str), strict=False))
+        if "kind" in marked_words.columns
+        else {}
     )
     for (subject, template), part in marked_words.groupby(["subject", "template"], sort=True):
         for gender in ("F", "M"):
@@ -100,6 +109,7 @@ def word_tables(marked_words: pd.DataFrame) -> pd.DataFrame:
                         "z_associated": assoc.reindex(words).to_numpy(dtype=float),
                         "z_named": z_named,
                         "is_pronoun": [pronoun.get(w, False) for w in words],
+                        "kind": [kinds.get(w, "word") for w in words],
                     }
                 )
             )
