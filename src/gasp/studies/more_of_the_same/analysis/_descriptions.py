@@ -65,9 +65,10 @@ Tables (names from :mod:`gasp.results`):
     pooled): template, variant (``paper``: the paper's SRB, pronouns removed;
     ``names_removed``: the name-free variant), test (``welch`` or ``permutation``),
     statistic (Welch: t of the scores of associated women minus men; permutation: mean
-    over units of ``score_F - score_M`` with empty associated sets as 0), p_value, df (Welch only), n_subjects_F,
-    n_subjects_M (units taking part), mean_F, mean_M, n_permutations (shuffles run; 0
-    for Welch), reason (empty when the test is defined, else why not: no scores, zero
+    over units of ``score_F - score_M`` with empty associated sets as 0), p_value, df
+    (Welch only), n_subjects_F, n_subjects_M (units taking part), mean_F, mean_M,
+    n_permutations (shuffles run; 0 for Welch), reason (empty when the test is
+    defined, else why not: no scores, zero
     variance, too few units).
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
