@@ -76,7 +76,8 @@ def _welch(results: AuditResults) -> pd.DataFrame:
 
 
 def _run(tmp: Path, bias: float) -> tuple[AuditResults, AuditResults]:
-    """The results with the default analysis and with a threshold of z > 1.0."""
+    """The results with the default analysis (folder ``results0``) and with a threshold of
+    z > 1.0 (``results2``)."""
     mix = PersonaMix(bias=bias)
     with pytest.MonkeyPatch.context() as mp:
         store = _generate(tmp, mp, lambda p, rng: persona_text(p, rng, mix))
@@ -84,8 +85,13 @@ def _run(tmp: Path, bias: float) -> tuple[AuditResults, AuditResults]:
 
 
 @pytest.fixture(scope="module")
-def null_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[AuditResults, AuditResults]:
-    return _run(tmp_path_factory.mktemp("null"), 0.0)
+def null_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("null")
+
+
+@pytest.fixture(scope="module")
+def null_runs(null_dir: Path) -> tuple[AuditResults, AuditResults]:
+    return _run(null_dir, 0.0)
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +148,23 @@ def test_word_tables_mark_names_and_gender_terms(null_results: AuditResults) -> 
     kind = dict(zip(words["word"], words["kind"], strict=False))
     assert kind.get("maria") == "name" and kind.get("james") == "name"
     assert set(words["kind"]) <= {"name", "gender term", "word"}
+
+
+def test_the_report_shows_both_variants_and_why_a_test_is_undefined(
+    null_runs: tuple[AuditResults, AuditResults],
+    null_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    out = null_dir / "report0"
+    assert _gasp(monkeypatch, "report", str(null_dir / "results0"), "--out", str(out)) == 0
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "the paper&#x27;s SRB and SRB without names" in page or "SRB without names" in page
+    assert "comes from names and gender words, not from describing words" in page
+    assert "at least 2 subjects per group" in page
+    both = pd.read_csv(out / "tables" / "srb_test_side_by_side.csv")
+    welch = both.set_index("test").loc["welch"]
+    assert float(welch["paper's SRB: p-value"]) < 1e-3
+    assert "at least 2 subjects" in welch["names and gender terms removed: p-value"]
 
 
 def test_gender_terms_are_one_extendable_list() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import numpy as np
+import pandas as pd
 from rich.console import RenderableType
 from rich.table import Table
 
@@ -17,6 +18,15 @@ from gasp.studies.more_of_the_same._tables import (
     SRB_SCORES,
     SRB_TEST,
 )
+
+
+def _p_or_reason(row: pd.Series) -> str:
+    """The p-value of a test row, or why the test is undefined."""
+    p = _fmt(row["p_value"], 4)
+    reason = row.get("reason")
+    if p == "-" and isinstance(reason, str) and reason:
+        return f"undefined: {reason}"
+    return p
 
 
 def _fmt(value: object, digits: int = 3) -> str:
@@ -86,9 +96,10 @@ def audit_summary(results: AuditResults) -> list[RenderableType]:
         rows = [
             (
                 str(r["template"]),
+                str(r.get("variant", "paper")),
                 str(r["test"]),
                 _fmt(r["statistic"]),
-                _fmt(r["p_value"], 4),
+                _p_or_reason(r),
                 _fmt(r["mean_F"]),
                 _fmt(r["mean_M"]),
                 str(r["n_subjects_F"]),
@@ -97,8 +108,9 @@ def audit_summary(results: AuditResults) -> list[RenderableType]:
         ]
         out.append(
             _table(
-                "SRB: associated women vs associated men (Table 13)",
-                ("template", "test", "statistic", "p-value", "mean F", "mean M", "n"),
+                "SRB: associated women vs associated men (Table 13; variant names_removed: "
+                "person names and gender terms removed too)",
+                ("template", "variant", "test", "statistic", "p-value", "mean F", "mean M", "n"),
                 rows,
             )
         )

@@ -21,6 +21,11 @@ from gasp.studies.more_of_the_same._tables import (
     WORD_TABLES,
 )
 from gasp.studies.more_of_the_same.report import _figures as figs
+from gasp.studies.more_of_the_same.report._srb_variants import (
+    SIDE_BY_SIDE,
+    side_by_side,
+    variants_explanation,
+)
 
 _CATEGORY_LABELS = {
     "both": "bold: significant for the associated and the named gender",
@@ -96,8 +101,20 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
             "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
             "marked words with an embedding; ci_low and ci_high bound the bootstrap interval; "
-            "reason says why a score is missing.",
+            "reason says why a score is missing. The columns ending in _names_removed hold "
+            "the name-free variant; names_removed and gender_terms_removed count the words "
+            "it took out of the associated set, the _specified columns those of the named "
+            "sets.",
             layout_style(results.layout(SRB_SCORES)),
+        )
+    both = side_by_side(test)
+    if both is not None:
+        writer.table(
+            sec,
+            SIDE_BY_SIDE,
+            both,
+            "Table 13, side by side: the paper's SRB and SRB without names",
+            variants_explanation(settings),
         )
     if test is not None:
         writer.table(
@@ -110,7 +127,8 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "of each group); the permutation test shuffles the associated F/M labels within "
             "each occupation and reports how often a shuffle gives a statistic at least as "
             f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
-            "groups are described differently.",
+            "groups are described differently. The variant column says which SRB a row "
+            "tests; reason says why a test is undefined.",
             layout_style(results.layout(SRB_TEST)),
         )
     if excluded is not None:
@@ -156,7 +174,9 @@ def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> No
             "Table 15 data: words with their category and z-scores",
             "One row per word: its category (as styled above), its summed z-score for the "
             "associated gender (z_associated) and for the named gender of its category "
-            "(z_named), and whether it is a pronoun.",
+            "(z_named), whether it is a pronoun, and its kind: 'name' (a person's first "
+            "name), 'gender term' (a word naming a gender, such as woman or mrs) or 'word'. "
+            "The name-free SRB leaves out names and gender terms.",
             layout_style(layout),
             collapsed=compact is not None,
         )
