@@ -147,7 +147,8 @@ def test_word_tables_mark_names_and_gender_terms(null_results: AuditResults) -> 
     words = null_results["word_tables"]
     kind = dict(zip(words["word"], words["kind"], strict=False))
     assert kind.get("maria") == "name" and kind.get("james") == "name"
-    assert set(words["kind"]) <= {"name", "gender term", "word"}
+    assert kind.get("she") == "pronoun" and kind.get("woman") == "gender term"
+    assert set(words["kind"]) <= {"name", "gender term", "pronoun", "word"}
 
 
 def test_the_report_shows_both_variants_and_why_a_test_is_undefined(

@@ -16,8 +16,8 @@ pronouns and first names gets a strong SRB difference from the names alone. The
 * explicit gender terms, :data:`gasp.text.GENDER_TERMS` plus the analysis setting
   ``extra_gender_terms``.
 
-:func:`word_kind` labels a word ``name``, ``gender term`` or ``word`` for the word
-tables.
+:meth:`NameFilter.kinds` labels a word ``name``, ``gender term``, ``pronoun`` or
+``word`` for the word tables.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ SRB_NAME_RATIO = 25.0
 
 NAME = "name"
 GENDER_TERM = "gender term"
+PRONOUN = "pronoun"
 WORD = "word"
 
 
@@ -55,21 +56,24 @@ class NameFilter:
         self._terms = gender_terms(self.extra_gender_terms)
 
     def kinds(self, words: Sequence[str]) -> list[str]:
-        """The kind of each of ``words`` (``name``, ``gender term`` or ``word``)."""
+        """The kind of each of ``words`` (``name``, ``gender term``, ``pronoun`` or ``word``)."""
         unknown = [w for w in dict.fromkeys(words) if w not in self._kind]
         if unknown:
             term = [w.lower().replace("'", "").replace("’", "") in self._terms for w in unknown]
             pronoun = is_pronoun(unknown)
             name = is_person_name(unknown, name_ratio=self.name_ratio)
             for w, t, p, n in zip(unknown, term, pronoun, name, strict=True):
-                self._kind[w] = GENDER_TERM if t else NAME if (n and not p) else WORD
+                self._kind[w] = GENDER_TERM if t else PRONOUN if p else NAME if n else WORD
         return [self._kind[w] for w in words]
 
     def split(self, words: Iterable[str]) -> tuple[list[str], int, int]:
-        """The distinct ``words`` left, and how many names and gender terms were removed."""
+        """The distinct ``words`` left, and how many names and gender terms were removed.
+
+        Pronouns stay: the SRB function removes and counts them, as for the paper's SRB.
+        """
         distinct = list(dict.fromkeys(str(w) for w in words))
         kinds = self.kinds(distinct)
-        kept = [w for w, k in zip(distinct, kinds, strict=True) if k == WORD]
+        kept = [w for w, k in zip(distinct, kinds, strict=True) if k in (WORD, PRONOUN)]
         return kept, kinds.count(NAME), kinds.count(GENDER_TERM)
 
     def keep(self, words: Iterable[str]) -> list[str]:

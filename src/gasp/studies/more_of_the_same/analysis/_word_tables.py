@@ -20,8 +20,8 @@ Pronouns are kept, as in Table 15.
     associated ``g``, NaN when not marked there), z_named (summed z for the named gender
     of its category: ``S_g``, or ``S_o`` for ``associated_and_other_named``), is_pronoun,
     kind (``name``: a person's first name, ``gender term``: a word of
-    :data:`gasp.text.GENDER_TERMS` or the analysis's extra terms, ``word``: any other
-    word; the name-free SRB variant leaves out names and gender terms).
+    :data:`gasp.text.GENDER_TERMS` or the analysis's extra terms, ``pronoun``, ``word``:
+    any other word; the name-free SRB variant leaves out names and gender terms).
 Rows are ordered by subject, template, gender, category (the order above), then by
 decreasing z.
 """

@@ -175,7 +175,8 @@ def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> No
             "One row per word: its category (as styled above), its summed z-score for the "
             "associated gender (z_associated) and for the named gender of its category "
             "(z_named), whether it is a pronoun, and its kind: 'name' (a person's first "
-            "name), 'gender term' (a word naming a gender, such as woman or mrs) or 'word'. "
+            "name), 'gender term' (a word naming a gender, such as woman or mrs), 'pronoun' or "
+            "'word'. "
             "The name-free SRB leaves out names and gender terms.",
             layout_style(layout),
             collapsed=compact is not None,

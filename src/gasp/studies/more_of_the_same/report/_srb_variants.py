@@ -17,14 +17,15 @@ SIDE_BY_SIDE = "srb_test_side_by_side"
 _LABELS = {"paper": "paper's SRB", "names_removed": "names and gender terms removed"}
 
 
-def _cell(row: pd.Series | None, column: str, digits: int) -> str:
+def _cell(row: pd.Series | None, column: str, digits: int, why: bool) -> str:
+    """The number, or (``why``) the reason the test is undefined, else ``undefined``."""
     if row is None:
         return "not computed"
-    value = row[column]
-    if isinstance(value, float) and math.isnan(value):
+    value = float(row[column])
+    if math.isnan(value):
         reason = row.get("reason")
-        return str(reason) if isinstance(reason, str) and reason else "undefined"
-    return f"{float(value):.{digits}g}"
+        return str(reason) if why and isinstance(reason, str) and reason else "undefined"
+    return f"{value:.{digits}g}"
 
 
 def side_by_side(tests: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -41,8 +42,8 @@ def side_by_side(tests: pd.DataFrame | None) -> pd.DataFrame | None:
         row: dict[str, Any] = {"template": template, "test": test}
         for variant, label in _LABELS.items():
             r = by.get(variant)
-            row[f"{label}: statistic"] = _cell(r, "statistic", 3)
-            row[f"{label}: p-value"] = _cell(r, "p_value", 3)
+            row[f"{label}: statistic"] = _cell(r, "statistic", 3, why=False)
+            row[f"{label}: p-value"] = _cell(r, "p_value", 3, why=True)
             row[f"{label}: mean F / mean M"] = (
                 "not computed" if r is None else f"{_fmt(r['mean_F'])} / {_fmt(r['mean_M'])}"
             )
