@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     analysed = results.meta["n_analysed_subjects"]
     test = results["srb_test"]
     print(f"subjects analysed: {analysed}")
-    print(test[["test", "statistic", "p_value", "n_subjects_F"]].to_string(index=False))
+    print(test[["variant", "test", "statistic", "p_value", "n_subjects_F"]].to_string(index=False))
     ok = total_s + emb_s < 120 and _peak_rss_gib() < 4
     print("within budget (2 min, 4 GiB):", "yes" if ok else "NO")
     return 0 if ok else 1
