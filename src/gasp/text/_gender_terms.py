@@ -16,8 +16,8 @@ case, apostrophes stripped), singular and plural:
   groom, girlfriend, boyfriend, fiancee, fiance, widow, widower, stepmother,
   stepfather, motherhood, fatherhood, maternal, paternal;
 * titles: mr, mrs, ms, miss, mister, missus;
-* gendered role nouns: actress, waitress, hostess, heroine, hero is *not* one
-  (it is used for every gender), businesswoman, businessman, spokeswoman,
+* gendered role nouns: actress, waitress, hostess, heroine (``hero`` is not in the
+  list: it is used for every gender), businesswoman, businessman, spokeswoman,
   spokesman, chairwoman, chairman, policewoman, policeman, congresswoman,
   congressman, sportswoman, sportsman, craftswoman, craftsman, salesman,
   saleswoman, fireman, firewoman, mailman, queen, king, princess, prince;
