@@ -15,3 +15,11 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared reference data not found at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _weight_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The embedded model's weight cache goes to a folder of this test session, never ~/.cache."""
+    import os
+
+    os.environ["GASP_CACHE_DIR"] = str(tmp_path_factory.mktemp("gasp-cache"))

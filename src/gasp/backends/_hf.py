@@ -9,11 +9,14 @@ state is left untouched. Greedy decoding (``temperature == 0``) needs no seed.
 
 Nothing is downloaded: hub names load from the local cache only
 (``HF_HUB_OFFLINE=1``, ``local_files_only=True``). Loaded models are cached
-per process.
+per process, and a model loaded from a local GGUF file (the embedded model) is
+saved once as safetensors in gasp's cache folder and loaded from there later
+(:mod:`gasp.backends._weight_cache`: checked against the GGUF file's SHA-256).
 """
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import os
 import threading
@@ -33,11 +36,13 @@ from gasp.backends._base import (
     ThreadedBatchBackend,
 )
 from gasp.backends._options import Options
+from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError, ConfigError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 import torch
+from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests
@@ -66,7 +71,7 @@ class _Loaded:
     lock: threading.Lock
 
 
-_CACHE: dict[tuple[ModelSource, str, str], _Loaded] = {}
+_CACHE: dict[tuple[ModelSource, str, str, bool], _Loaded] = {}
 _CACHE_LOCK = threading.Lock()
 
 
@@ -91,27 +96,76 @@ def _resolve_device(device: str) -> str:
     return device
 
 
-def load_model(source: ModelSource, device: str = "cpu", dtype: str = "float32") -> _Loaded:
-    """Load (once per process) the model and tokenizer of ``source`` onto ``device``."""
-    key = (source, device, dtype)
+def _from_pretrained(name_or_path: str, dtype: str, gguf_file: str | None) -> tuple[Any, Any]:
+    extra: dict[str, Any] = {"local_files_only": True}
+    if gguf_file is not None:
+        extra["gguf_file"] = gguf_file
+    try:
+        with quiet_model_loading():
+            tokenizer = AutoTokenizer.from_pretrained(name_or_path, **extra)
+            model: Any = AutoModelForCausalLM.from_pretrained(
+                name_or_path, dtype=_DTYPES.get(dtype, "auto"), **extra
+            )
+    except (OSError, ValueError) as exc:
+        first = " ".join(str(exc).split())[:200]
+        raise BackendError(
+            f"cannot load model {name_or_path!r} from local files (downloads are off;"
+            f" pass a local folder or fetch it once with `hf download`): {first}"
+        ) from None
+    return model, tokenizer
+
+
+def _load_weights(source: ModelSource, dtype: str, weight_cache: bool) -> tuple[Any, Any]:
+    """Model and tokenizer of ``source``; a local GGUF file goes through the weight cache."""
+    gguf = Path(source.name_or_path) / source.gguf_file if source.gguf_file else None
+    if gguf is None or not weight_cache or not gguf.is_file():
+        return _from_pretrained(source.name_or_path, dtype, source.gguf_file)
+    cache = WeightCache()
+    sha = file_sha256(gguf)
+    folder = cache.lookup(gguf, dtype, sha)
+    if folder is not None:
+        model, tokenizer = _from_pretrained(str(folder), dtype, None)
+        # fresh (aligned, not file-mapped) tensors, as the GGUF load gives: the CPU
+        # kernels then add in the same order and results match bit for bit
+        with torch.no_grad():
+            for parameter in model.parameters():
+                parameter.data = parameter.data.clone()
+        return model, tokenizer
+    model, tokenizer = _from_pretrained(source.name_or_path, dtype, source.gguf_file)
+
+    def write(target: Path) -> None:
+        # save_pretrained refuses GGUF-loaded models: write the same files directly,
+        # without the GGUF quantization note (the saved weights are plain tensors)
+        config = copy.deepcopy(model.config)
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        config.save_pretrained(target)
+        model.generation_config.save_pretrained(target)
+        save_model(model, str(target / "model.safetensors"), metadata={"format": "pt"})
+        tokenizer.save_pretrained(target)
+
+    try:
+        kept = cache.store(gguf, dtype, write, sha)
+        cache.clear_stale(gguf, dtype, kept)
+    except (OSError, RuntimeError, ValueError):
+        pass  # no cache (read-only or full disk): this start still works, the next is slow
+    return model, tokenizer
+
+
+def load_model(
+    source: ModelSource, device: str = "cpu", dtype: str = "float32", *, weight_cache: bool = True
+) -> _Loaded:
+    """Load (once per process) the model and tokenizer of ``source`` onto ``device``.
+
+    With ``weight_cache`` (and unless ``GASP_WEIGHT_CACHE=0``), a local GGUF file is
+    loaded from gasp's weight cache, which the first load fills.
+    """
+    weight_cache = weight_cache and weight_cache_enabled()
+    key = (source, device, dtype, weight_cache and source.gguf_file is not None)
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
-        extra: dict[str, Any] = {"local_files_only": True}
-        if source.gguf_file is not None:
-            extra["gguf_file"] = source.gguf_file
-        try:
-            with quiet_model_loading():
-                tokenizer = AutoTokenizer.from_pretrained(source.name_or_path, **extra)
-                model: Any = AutoModelForCausalLM.from_pretrained(
-                    source.name_or_path, dtype=_DTYPES.get(dtype, "auto"), **extra
-                )
-        except (OSError, ValueError) as exc:
-            first = " ".join(str(exc).split())[:200]
-            raise BackendError(
-                f"cannot load model {source.name_or_path!r} from local files (downloads are off;"
-                f" pass a local folder or fetch it once with `hf download`): {first}"
-            ) from None
+        model, tokenizer = _load_weights(source, dtype, weight_cache)
         model.to(device)
         model.eval()
         tokenizer.padding_side = "left"

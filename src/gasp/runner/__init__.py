@@ -32,14 +32,23 @@ from gasp.runner._plan import (
     request_key,
     sample_seed,
 )
-from gasp.runner._progress import RunProgress, summary_table
+from gasp.runner._progress import (
+    DEFAULT_PROGRESS_INTERVAL_S,
+    PROGRESS_INTERVAL_ENV,
+    RunProgress,
+    progress_interval,
+    progress_line,
+    summary_table,
+)
 from gasp.runner._run import agenerate, check_capabilities, check_reachable, generate
 from gasp.runner._summary import RunOptions, RunSummary
 
 __all__ = [
     "CAPPED",
     "COMPLETE",
+    "DEFAULT_PROGRESS_INTERVAL_S",
     "NEED",
+    "PROGRESS_INTERVAL_ENV",
     "SKIPPED",
     "Decision",
     "FixedN",
@@ -66,6 +75,8 @@ __all__ = [
     "estimate_prompt_tokens",
     "generate",
     "item_id",
+    "progress_interval",
+    "progress_line",
     "request_key",
     "run_identity",
     "sample_seed",

@@ -89,7 +89,12 @@ class ItemLoop:
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
         self.faults: collections.Counter[str] = collections.Counter()
-        self.progress = RunProgress(plan.name, enabled=opts.progress, console=console)
+        self.progress = RunProgress(
+            plan.name,
+            enabled=opts.progress,
+            console=console,
+            interval_s=opts.progress_interval_s,
+        )
         self.expected: dict[tuple[str, ...], int] = {}
 
     # -- resume

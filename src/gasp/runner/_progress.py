@@ -1,7 +1,17 @@
-"""Progress bars while a run generates, and the summary table after it."""
+"""Progress while a run generates, and the summary table after it.
+
+On a terminal: rich bars (the study and the cells generating now). Elsewhere (a
+file, a pipe, CI): one plain line every ``interval_s`` seconds (30 by default;
+``RunOptions.progress_interval_s`` or the ``GASP_PROGRESS_INTERVAL_S`` environment
+variable change it), from a background thread, so a step that stalls still reports.
+"""
 
 from __future__ import annotations
 
+import math
+import os
+import threading
+import time
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -24,6 +34,56 @@ if TYPE_CHECKING:
 #: Most cell bars shown at once (the cells generating right now; others wait hidden).
 MAX_VISIBLE_CELLS = 6
 
+#: Seconds between plain progress lines when the console is not a terminal.
+DEFAULT_PROGRESS_INTERVAL_S = 30.0
+
+#: Environment variable overriding the interval of plain progress lines (seconds).
+PROGRESS_INTERVAL_ENV = "GASP_PROGRESS_INTERVAL_S"
+
+
+def progress_interval(interval_s: float | None = None) -> float:
+    """The interval of plain progress lines: ``interval_s``, else the environment, else 30 s."""
+    if interval_s is None:
+        raw = os.environ.get(PROGRESS_INTERVAL_ENV, "").strip()
+        try:
+            interval_s = float(raw) if raw else DEFAULT_PROGRESS_INTERVAL_S
+        except ValueError:
+            interval_s = DEFAULT_PROGRESS_INTERVAL_S
+    if not (interval_s > 0 and math.isfinite(interval_s)):
+        return DEFAULT_PROGRESS_INTERVAL_S
+    return interval_s
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, secs = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+def progress_line(name: str, done: int, total: int, rate: float | None, elapsed_s: float) -> str:
+    """One plain progress line: study, done / total (percent), rate per second, time left.
+
+    ``rate`` is samples per second in this session (None or 0 when none came yet).
+    """
+    total = max(total, done)
+    percent = f" ({100 * done / total:.0f}%)" if total else ""
+    if total and done >= total:
+        left, speed = "done", f"{rate:.2f}/s" if rate else "-/s"
+    elif rate:
+        left = f"about {_duration((total - done) / rate)} left"
+        speed = f"{rate:.2f}/s"
+    else:
+        left, speed = "time left unknown", "-/s"
+    return (
+        f"[{name}] {done}/{total} samples{percent}, {speed}, {left}"
+        f" (elapsed {_duration(elapsed_s)})"
+    )
+
 
 class _RateColumn(ProgressColumn):
     """Samples per second of a task."""
@@ -34,24 +94,50 @@ class _RateColumn(ProgressColumn):
 
 
 class RunProgress:
-    """A bar for the whole study and one per cell being generated.
+    """A bar for the whole study and one per cell being generated, or plain lines.
 
-    Disabled (every method a no-op) when ``enabled`` is false or the console is not a
-    terminal.
+    Disabled (every method a no-op) when ``enabled`` is false. On a terminal it draws
+    rich bars; otherwise it prints :func:`progress_line` every ``interval_s`` seconds
+    (see :func:`progress_interval`) and once more when it stops.
     """
 
-    def __init__(self, study_name: str, *, enabled: bool, console: Console | None = None) -> None:
+    def __init__(
+        self,
+        study_name: str,
+        *,
+        enabled: bool,
+        console: Console | None = None,
+        interval_s: float | None = None,
+    ) -> None:
         self.console = console or Console(stderr=True)
-        self.enabled = enabled and self.console.is_terminal
+        self.enabled = enabled
+        self.plain = enabled and not self.console.is_terminal
+        self.interval_s = progress_interval(interval_s)
         self._progress: Progress | None = None
         self._study: TaskID | None = None
         self._cells: dict[tuple[str, ...], TaskID] = {}
         self._visible: list[tuple[str, ...]] = []
         self._name = study_name
+        self._lock = threading.Lock()
+        self._done = 0
+        self._total = 0
+        self._session = 0
+        self._started = 0.0
+        self._stop_event = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def start(self, total: int, done: int) -> None:
         """Show the study bar (``done`` samples already stored of about ``total``)."""
         if not self.enabled:
+            return
+        with self._lock:
+            self._done, self._total, self._session = done, total, 0
+            self._started = time.monotonic()
+        if self.plain:
+            self._print_line()
+            self._stop_event.clear()
+            self._thread = threading.Thread(target=self._tick, name="gasp-progress", daemon=True)
+            self._thread.start()
             return
         self._progress = Progress(
             TextColumn("{task.description}", justify="left"),
@@ -66,13 +152,33 @@ class RunProgress:
         self._progress.start()
         self._study = self._progress.add_task(self._name, total=total, completed=done)
 
+    def line(self) -> str:
+        """The plain progress line of now."""
+        with self._lock:
+            done, total, session = self._done, self._total, self._session
+            elapsed = time.monotonic() - self._started if self._started else 0.0
+        rate = session / elapsed if session and elapsed > 0 else None
+        return progress_line(self._name, done, total, rate, elapsed)
+
+    def _print_line(self) -> None:
+        self.console.print(self.line(), markup=False, highlight=False, soft_wrap=True)
+
+    def _tick(self) -> None:
+        while not self._stop_event.wait(self.interval_s):
+            self._print_line()
+
     def update_total(self, total: int) -> None:
         """Revise the expected number of samples (adaptive cells grow or stop early)."""
+        with self._lock:
+            self._total = total
         if self._progress is not None and self._study is not None:
             self._progress.update(self._study, total=total)
 
     def advance(self, key: tuple[str, ...], cell_total: int, cell_done: int) -> None:
         """One more sample stored for cell ``key``."""
+        with self._lock:
+            self._done += 1
+            self._session += 1
         progress = self._progress
         if progress is None or self._study is None:
             return
@@ -105,7 +211,12 @@ class RunProgress:
                     break
 
     def stop(self) -> None:
-        """Stop drawing."""
+        """Stop drawing (plain output: stop the timer and print the last line)."""
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            self._stop_event.set()
+            thread.join()
+            self._print_line()
         if self._progress is not None:
             self._progress.stop()
             self._progress = None

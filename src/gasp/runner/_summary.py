@@ -19,7 +19,9 @@ class RunOptions:
     ``seed`` is the run seed (per-sample seeds derive from it and the sample key);
     ``max_requests`` and ``max_cost`` (USD, priced ``openai/`` models only) stop the
     run cleanly, leaving a store the same command resumes. ``backend_options`` go to
-    the backend (for example ``latency_s`` for ``mock/...``).
+    the backend (for example ``latency_s`` for ``mock/...``). ``progress_interval_s``:
+    seconds between plain progress lines when the output is not a terminal (None: the
+    ``GASP_PROGRESS_INTERVAL_S`` environment variable, else 30).
     """
 
     decoding: DecodingConfig = field(default_factory=DecodingConfig)
@@ -32,6 +34,7 @@ class RunOptions:
     base_url: str | None = None
     api_key_env: str | None = None
     progress: bool = True
+    progress_interval_s: float | None = None
     backend_options: Mapping[str, Any] | None = None
     commit_rows: int = 512
     commit_interval_s: float = 0.25
@@ -46,6 +49,10 @@ class RunOptions:
             raise ConfigError(f"max_requests must be at least 1, got {self.max_requests}")
         if self.max_cost is not None and not self.max_cost > 0:
             raise ConfigError(f"max_cost must be a positive number of USD, got {self.max_cost}")
+        if self.progress_interval_s is not None and not self.progress_interval_s > 0:
+            raise ConfigError(
+                f"progress_interval_s must be positive, got {self.progress_interval_s}"
+            )
         if self.commit_rows < 1 or self.commit_interval_s < 0:
             raise ConfigError("commit_rows must be at least 1 and commit_interval_s non-negative")
 
