@@ -30,21 +30,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-SUBJECTS = (
-    "nurse",
-    "engineer",
-    "teacher",
-    "pilot",
-    "farmer",
-    "lawyer",
-    "chef",
-    "scientist",
-    "carpenter",
-    "librarian",
-    "surgeon",
-    "painter",
-)
-
 
 def _in_thread(fn: Any, *args: Any) -> Any:
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -58,20 +43,6 @@ def _timed_load(weight_cache: bool) -> tuple[float, Any]:
     start = time.perf_counter()
     loaded = _hf.load_model(_hf.embedded_source(), "cpu", "float32", weight_cache=weight_cache)
     return time.perf_counter() - start, loaded
-
-
-def _requests(n: int, max_tokens: int) -> list[Any]:
-    from gasp.backends import ChatMessage, DecodingConfig, GenerationRequest
-
-    decoding = DecodingConfig(temperature=0.0, max_tokens=max_tokens, seed=0)
-    return [
-        GenerationRequest(
-            key=f"bench-{i}",
-            messages=(ChatMessage("user", f"Describe a {SUBJECTS[i % len(SUBJECTS)]}."),),
-            decoding=decoding,
-        )
-        for i in range(n)
-    ]
 
 
 def _generate(backend: Any, requests: list[Any], batch: int) -> tuple[float, int, list[str]]:
@@ -178,7 +149,9 @@ def main() -> None:
         assert folder is not None, "the weight cache was not written"
 
         backend = _hf.embedded_backend({"device": "cpu"})
-        requests = _requests(args.prompts, args.max_tokens)
+        from bench_hf_backend import make_requests  # the same prompts as that benchmark
+
+        requests = make_requests(args.prompts, args.max_tokens)
         print(f"generation: {len(requests)} prompts, greedy, max {args.max_tokens} tokens each")
         reference: list[str] | None = None
         for batch in sizes:

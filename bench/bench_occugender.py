@@ -27,38 +27,15 @@ from pathlib import Path
 
 import torch
 
+from bench_scoring import bare_leg  # the plain forward-pass loop a user would write
 from gasp.backends import ScoreRequest
 from gasp.backends._hf import embedded_backend
-from gasp.backends._hf_scoring import encode_request
 from gasp.runner import RunOptions, generate
 from gasp.store import RunStore
 from gasp.studies.occugender import Bootstrap, analyze_scores, build_study
 from gasp.studies.occugender.report import render_report
 
 TARGET_S = 300.0
-
-
-def bare_loop(backend: object, requests: list[ScoreRequest]) -> list[list[float]]:
-    """Per context, one padded forward pass over its context + candidate rows."""
-    loaded = backend.load()  # type: ignore[attr-defined]
-    tok, model = loaded.tokenizer, loaded.model
-    out = []
-    for request in requests:
-        enc = encode_request(tok, request)
-        n = len(enc.context_ids)
-        rows = [list(enc.context_ids + ids) for ids in enc.candidate_ids]
-        width = max(map(len, rows))
-        ids = torch.tensor([r + [loaded.pad_id] * (width - len(r)) for r in rows])
-        mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
-        with torch.inference_mode():
-            logprobs = torch.log_softmax(model(ids, attention_mask=mask).logits.float(), dim=-1)
-        out.append(
-            [
-                sum(float(logprobs[row, n - 1 + j, t]) for j, t in enumerate(cand))
-                for row, cand in enumerate(enc.candidate_ids)
-            ]
-        )
-    return out
 
 
 def main() -> None:
@@ -100,7 +77,7 @@ def main() -> None:
     requests = [ScoreRequest(i.item_id, i.prompt, i.candidates) for i in subset]
     bare_candidates = sum(len(r.candidates) for r in requests)
     t0 = time.perf_counter()
-    bare = bare_loop(backend, requests)
+    bare = bare_leg(backend, requests)
     bare_s = time.perf_counter() - t0
 
     stored = scores.groupby("item_id", sort=False)["logprob"].apply(list)

@@ -9,6 +9,7 @@ run (through the study's registered type) and the
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -102,13 +103,14 @@ class StudySelection:
     source: str = DEFAULT_STUDY
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
+    @functools.cached_property
     def study_type(self) -> StudyType:
-        """The registered type of the study."""
+        """The registered type of the study (a study file is read once)."""
         return study_type_for(self.source)
 
     def build(self) -> Plannable:
         """The study to run."""
-        return self.study_type().build(self.source, self.options)
+        return self.study_type.build(self.source, self.options)
 
 
 def select_study(
@@ -122,7 +124,7 @@ def select_study(
     ``--study-option`` pairs and, with ``quick``, its ``--quick`` preset for whatever the
     command line left unset. Returns the selection, the study's own options (which the
     later steps read too) and the preset's ``max_tokens`` (None without one)."""
-    study = StudySelection(source).study_type()
+    study = study_type_for(source)
     own = study_options(study, pairs)
     shape: dict[str, Any] = {**flags, **own}
     preset = study.quick_options() if quick else {}
@@ -176,7 +178,7 @@ class GenerationOptions:
         """The options of a command line: the decoding settings resolved against the
         study's defaults (:func:`decoding_values`), the runner settings as given."""
         decoding = decoding_values(
-            selection.study_type(), temperature=temperature, top_p=top_p, max_tokens=max_tokens
+            selection.study_type, temperature=temperature, top_p=top_p, max_tokens=max_tokens
         )
         return cls(study=selection, **decoding, **runner)
 

@@ -148,7 +148,7 @@ def run_command(
         "cap_factor": cap_factor,
     }
     selection, own, quick_max_tokens = gen.select_study(study, flags, study_option, quick=quick)
-    study_type = selection.study_type()
+    study_type = selection.study_type
     generation = gen.GenerationOptions.for_study(
         selection,
         max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
