@@ -22,6 +22,7 @@ from gasp.backends._faults import (
     classify_status,
     parse_retry_after,
 )
+from gasp.backends._fleet import DRAIN_KINDS, FLEET_OPTIONS, EndpointStats, FleetBackend
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options
@@ -34,6 +35,8 @@ from gasp.backends._urls import redact_url
 
 __all__ = [
     "DEFAULT_MAX_CANDIDATE_CHARS",
+    "DRAIN_KINDS",
+    "FLEET_OPTIONS",
     "MOCK_SCRIPTS",
     "OPENAI_PRICES_PER_MTOK",
     "PROVIDERS",
@@ -41,8 +44,10 @@ __all__ = [
     "Capability",
     "ChatMessage",
     "DecodingConfig",
+    "EndpointStats",
     "FaultAction",
     "FaultDecision",
+    "FleetBackend",
     "GenerationRequest",
     "GenerationResponse",
     "MockBackend",

@@ -61,6 +61,11 @@ class OpenAIBackend(ModelBackend):
     ``top_logprobs`` (top log-probabilities asked for when scoring, 1 to 20,
     default 20) and ``max_candidate_chars`` (default 10).
 
+    With ``fatal_unreachable`` (the default) a server that refuses the first
+    connection is a :class:`BackendError` that stops the run; a backend serving as
+    one endpoint of a fleet passes ``False`` so that the refusal is a transient
+    ``connection`` fault the fleet routes around.
+
     Scoring is approximate: one token is generated (temperature 0) and each
     candidate is looked up among its top log-probabilities (see
     :mod:`gasp.backends._openai_scoring`). Chat contexts use the chat
@@ -78,6 +83,7 @@ class OpenAIBackend(ModelBackend):
         base_url: str | None = None,
         api_key: str | None = None,
         options: Mapping[str, Any] | None = None,
+        fatal_unreachable: bool = True,
     ) -> None:
         opts = Options(options, provider=f"{provider}/{model}")
         connect_timeout = opts.get_float("connect_timeout_s", 10.0, minimum=0.001)
@@ -93,7 +99,7 @@ class OpenAIBackend(ModelBackend):
         self.model = model
         self.model_id = f"{provider}/{model}"
         self.base_url = base_url
-        self._reached = False
+        self._reached = not fatal_unreachable
         self._client = openai.AsyncOpenAI(
             api_key=api_key or _NO_KEY,
             base_url=base_url,
@@ -171,6 +177,15 @@ class OpenAIBackend(ModelBackend):
             raise
         self._reached = True
         return result
+
+    async def ping(self) -> None:
+        """List the server's models: returns when the server answers with any HTTP status,
+        raises when it cannot be reached, times out or answers with a server error."""
+        try:
+            await self._client.get("/models", cast_to=object)
+        except openai.APIStatusError as exc:
+            if exc.status_code >= 500:
+                raise
 
     def _to_response(self, completion: Any, latency: float) -> GenerationResponse:
         choices = getattr(completion, "choices", None)

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.backends._base import ModelBackend
-from gasp.errors import BackendError
+from gasp.backends._fleet import openai_fleet, split_fleet_options
+from gasp.errors import BackendError, ConfigError
 
 PROVIDERS: dict[str, str] = {
     "openai": "openai/<model>  (key from OPENAI_API_KEY)",
@@ -69,7 +70,7 @@ def parse_model_spec(spec: str) -> tuple[str, str]:
 def resolve_backend(
     spec: str,
     *,
-    base_url: str | None = None,
+    base_url: str | Sequence[str] | None = None,
     api_key_env: str | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> ModelBackend:
@@ -83,11 +84,22 @@ def resolve_backend(
     ``device`` and ``batch_size`` for ``hf``, ``female_share`` for
     ``mock/personas``).
 
+    ``base_url`` may be a list: one URL behaves as a single URL; several, each
+    a server of the same model, give a :class:`~gasp.backends.FleetBackend`
+    that spreads the requests over them (``openai/`` and ``openai-compatible/``
+    only; see :mod:`gasp.backends._fleet` for its options).
+
     Raises:
         BackendError: unknown provider, missing model name, key or base URL, or a
             missing optional package (the message gives the install command).
     """
     provider, model = parse_model_spec(spec)
+    urls = [base_url] if isinstance(base_url, str) else list(base_url or ())
+    fleet_options, _ = split_fleet_options(options)
+    if len(urls) > 1 and provider not in {"openai", "openai-compatible"}:
+        raise ConfigError(f"several base URLs need an openai-compatible/ model, not {spec!r}")
+    if fleet_options and len(urls) < 2:
+        raise ConfigError(f"option {sorted(fleet_options)[0]!r} applies to several base URLs only")
     _require(provider)
     if provider in {"openai", "openai-compatible"}:
         from gasp.backends._openai import OpenAIBackend
@@ -98,10 +110,18 @@ def resolve_backend(
             raise BackendError(
                 f"{provider} needs an API key: set the {key_env} environment variable"
             )
-        if provider == "openai-compatible" and not base_url:
+        if provider == "openai-compatible" and not urls:
             raise BackendError(f"{spec!r} needs a base URL (for example http://localhost:8000/v1)")
+        if len(urls) > 1:
+            return openai_fleet(
+                model, provider=provider, base_urls=urls, api_key=api_key, options=options
+            )
         return OpenAIBackend(
-            model, provider=provider, base_url=base_url, api_key=api_key, options=options
+            model,
+            provider=provider,
+            base_url=urls[0] if urls else None,
+            api_key=api_key,
+            options=options,
         )
     if provider in {"hf", "embedded"}:
         from gasp.backends._hf import HFBackend, embedded_backend

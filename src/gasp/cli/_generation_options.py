@@ -66,7 +66,12 @@ MaxTokensOption = Annotated[
 ]
 MaxConcurrencyOption = Annotated[int, typer.Option(help="Most requests in flight.")]
 BaseUrlOption = Annotated[
-    str | None, typer.Option(help="Server URL for openai-compatible/ models.")
+    list[str] | None,
+    typer.Option(
+        "--base-url",
+        help="Server URL for openai-compatible/ models; repeat it to spread the requests"
+        " over several servers of the same model (see docs/fleet.md).",
+    ),
 ]
 ApiKeyEnvOption = Annotated[
     str | None, typer.Option(help="Environment variable holding the API key.")
@@ -159,7 +164,7 @@ class GenerationOptions:
     top_p: float = 1.0
     seed: int = 0
     max_concurrency: int = 16
-    base_url: str | None = None
+    base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None
     max_requests: int | None = None
     max_cost: float | None = None
@@ -204,7 +209,8 @@ class GenerationOptions:
             max_requests=self.max_requests,
             max_cost=self.max_cost,
             dry_run=dry_run,
-            base_url=self.base_url,
+            base_url=self.base_urls[0] if len(self.base_urls) == 1 else None,
+            base_urls=self.base_urls if len(self.base_urls) > 1 else (),
             api_key_env=self.api_key_env,
             progress=progress,
             backend_options=parse_model_options(self.model_options) or None,

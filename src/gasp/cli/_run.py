@@ -156,7 +156,7 @@ def run_command(
         top_p=top_p,
         seed=seed,
         max_concurrency=max_concurrency,
-        base_url=base_url,
+        base_urls=tuple(base_url or ()),
         api_key_env=api_key_env,
         max_requests=max_requests,
         max_cost=max_cost,

@@ -19,6 +19,7 @@ from rich.console import Console
 
 from gasp.backends import (
     DecodingConfig,
+    FleetBackend,
     GenerationResponse,
     ResilientModel,
     ScoreResponse,
@@ -362,6 +363,8 @@ class ItemLoop:
         summary.failed_by_kind = dict(self.failed_kinds)
         summary.faults_by_kind = dict(self.faults)
         summary.cost_usd = self.spent if self.price is not None else None
+        if isinstance(self.model.backend, FleetBackend):
+            summary.endpoints = self.model.backend.endpoint_stats()
         # the answers are safe already; item states are derived data, recomputed on resume
         with contextlib.suppress(sqlite3.Error):
             self.store.write_item_states(self._state_records(set(self.states)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import platform
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -88,28 +88,36 @@ def build_manifest(
     decoding: DecodingConfig,
     *,
     seed: int,
-    base_url: str | None,
+    base_url: str | Sequence[str] | None,
     api_key_env: str | None,
 ) -> dict[str, Any]:
-    """The manifest of a new run (never holds an API key)."""
+    """The manifest of a new run (never holds an API key).
+
+    ``base_url`` may list several servers of the model (a fleet): the manifest then
+    holds the first as ``base_url`` and all of them as ``base_urls``.
+    """
+    urls = [base_url] if isinstance(base_url, str) else list(base_url or ())
     versions: dict[str, str] = {"python": platform.python_version()}
     for package in RECORDED_PACKAGES:
         try:
             versions[package] = metadata.version(package)
         except metadata.PackageNotFoundError:
             continue
+    model: dict[str, Any] = {
+        "spec": spec,
+        "provider": split_spec(spec)[0],
+        "model_id": backend.model_id,
+        "backend": type(backend).__name__,
+        "base_url": redact_url(urls[0]) if urls else None,
+        "api_key_env": api_key_env,
+    }
+    if len(urls) > 1:
+        model["base_urls"] = [redact_url(url) for url in urls]
     return {
         "study": plain_spec(plan),
         "study_kind": plan.kind,
         "request_kinds": [str(k) for k in plan.kinds],
-        "model": {
-            "spec": spec,
-            "provider": split_spec(spec)[0],
-            "model_id": backend.model_id,
-            "backend": type(backend).__name__,
-            "base_url": redact_url(base_url),
-            "api_key_env": api_key_env,
-        },
+        "model": model,
         "decoding": dataclasses.asdict(decoding),
         "seed": seed,
         "packages": versions,

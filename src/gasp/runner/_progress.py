@@ -29,6 +29,7 @@ from rich.table import Table
 from rich.text import Text
 
 if TYPE_CHECKING:
+    from gasp.backends import EndpointStats
     from gasp.runner._summary import RunSummary
 
 #: Most cell bars shown at once (the cells generating right now; others wait hidden).
@@ -222,6 +223,21 @@ class RunProgress:
             self._progress = None
 
 
+def endpoint_details(endpoint: EndpointStats) -> str:
+    """One server's line of the summary: answers, faults by kind, drained periods."""
+    parts = [f"requests sent; {endpoint.succeeded} answered, {endpoint.failed} failed"]
+    if endpoint.failed_by_kind:
+        kinds = ", ".join(f"{k}: {v}" for k, v in sorted(endpoint.failed_by_kind.items()))
+        parts[0] += f" ({kinds})"
+    if endpoint.cancelled:
+        parts.append(f"{endpoint.cancelled} cancelled")
+    if endpoint.drained:
+        parts.append(f"drained {endpoint.drained} time(s), {endpoint.drained_s:.1f} s")
+    if endpoint.drained_now:
+        parts.append("drained at the end")
+    return "; ".join(parts)
+
+
 def summary_table(summary: RunSummary) -> Table:
     """A Rich table of what a run did: generated, resumed, skipped (why), failed (by kind)."""
     table = Table(title=f"gasp generate: {summary.study}", show_header=True, header_style="bold")
@@ -253,6 +269,8 @@ def summary_table(summary: RunSummary) -> Table:
         ", ".join(f"{k}: {v}" for k, v in sorted(summary.faults_by_kind.items()))
         + (" (retried)" if summary.faults_by_kind else ""),
     )
+    for endpoint in summary.endpoints:
+        table.add_row(f"endpoint {endpoint.url}", str(endpoint.sent), endpoint_details(endpoint))
     if summary.cost_usd is not None:
         table.add_row("cost", f"${summary.cost_usd:.4f}", "from the tokens each answer reported")
     status = "complete" if summary.complete else (summary.stopped or "incomplete")

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import logging
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -20,6 +22,7 @@ from rich.console import Console
 from gasp.backends import (
     Capability,
     DecodingConfig,
+    FleetBackend,
     ModelBackend,
     ResilientModel,
     ScoreRequest,
@@ -36,6 +39,8 @@ from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import ItemRecord, RunStore, read_manifest
+
+logger = logging.getLogger("gasp.runner")
 
 
 def generate(
@@ -100,8 +105,13 @@ async def agenerate(
     owns_backend = isinstance(model, str)
     try:
         check_capabilities(plan, backend, spec)
-        if opts.base_url:
-            check_reachable(opts.base_url)
+        urls = opts.endpoint_urls()
+        if len(urls) == 1:
+            check_reachable(urls[0])
+        elif urls:
+            check_fleet(urls, backend)
+        if isinstance(backend, FleetBackend):
+            backend.call_timeout_s = opts.retry.timeout_s
         if path.exists():
             existing = read_manifest(path)
             if existing is not None:
@@ -125,7 +135,7 @@ async def agenerate(
                     backend,
                     decoding,
                     seed=opts.seed,
-                    base_url=opts.base_url,
+                    base_url=opts.endpoint_urls(),
                     api_key_env=opts.api_key_env,
                 )
             )
@@ -182,16 +192,46 @@ def _item_records(plan: StudyPlan) -> list[ItemRecord]:
 def _make_backend(model: str | ModelBackend, opts: RunOptions) -> ModelBackend:
     if not isinstance(model, str):
         return model
+    urls = opts.endpoint_urls()
     return resolve_backend(
         model,
-        base_url=opts.base_url,
+        base_url=urls[0] if len(urls) == 1 else urls,
         api_key_env=opts.api_key_env,
         options=opts.backend_options,
     )
 
 
+def check_fleet(urls: Sequence[str], backend: ModelBackend, timeout_s: float = 5.0) -> None:
+    """Check every server of a fleet: a malformed URL, or none accepting connections,
+    raises :class:`BackendError`; a server that is down now starts drained."""
+    down: list[tuple[str, BackendError]] = []
+    for url in urls:
+        _host_and_port(url)
+        try:
+            check_reachable(url, timeout_s)
+        except BackendError as refused:
+            down.append((url, refused))
+    if len(down) == len(urls):
+        raise down[0][1]
+    for url, error in down:
+        logger.warning("%s; it starts drained and is probed until it answers", error)
+        if isinstance(backend, FleetBackend):
+            backend.mark_down(url)
+
+
 def check_reachable(base_url: str, timeout_s: float = 5.0) -> None:
     """Raise :class:`BackendError` when nothing accepts connections at ``base_url``."""
+    host, port = _host_and_port(base_url)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise BackendError(f"cannot reach {redact_url(base_url)}: {reason}") from None
+
+
+def _host_and_port(base_url: str) -> tuple[str, int]:
+    """The host and port of ``base_url``; :class:`BackendError` when it is not an HTTP URL."""
     parts = urlsplit(base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise BackendError(
@@ -201,12 +241,7 @@ def check_reachable(base_url: str, timeout_s: float = 5.0) -> None:
         port = parts.port or (443 if parts.scheme == "https" else 80)
     except ValueError:
         raise BackendError(f"base URL has an invalid port: {redact_url(base_url)}") from None
-    try:
-        with socket.create_connection((parts.hostname, port), timeout=timeout_s):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise BackendError(f"cannot reach {redact_url(base_url)}: {reason}") from None
+    return parts.hostname, port
 
 
 __all__ = ["RunOptions", "RunSummary", "agenerate", "check_capabilities", "generate"]

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gasp.backends import DecodingConfig, RetryPolicy
+from gasp.backends import DecodingConfig, EndpointStats, RetryPolicy, redact_url
 from gasp.errors import ConfigError
 from gasp.runner._plan import PlanEstimate
 
@@ -21,7 +21,9 @@ class RunOptions:
     run cleanly, leaving a store the same command resumes. ``backend_options`` go to
     the backend (for example ``latency_s`` for ``mock/...``). ``progress_interval_s``:
     seconds between plain progress lines when the output is not a terminal (None: the
-    ``GASP_PROGRESS_INTERVAL_S`` environment variable, else 30).
+    ``GASP_PROGRESS_INTERVAL_S`` environment variable, else 30). ``base_url`` and
+    ``base_urls`` name the servers of an ``openai-compatible/`` model: several
+    spread the requests over a fleet (see :class:`gasp.backends.FleetBackend`).
     """
 
     decoding: DecodingConfig = field(default_factory=DecodingConfig)
@@ -32,6 +34,7 @@ class RunOptions:
     max_cost: float | None = None
     dry_run: bool = False
     base_url: str | None = None
+    base_urls: Sequence[str] = ()
     api_key_env: str | None = None
     progress: bool = True
     progress_interval_s: float | None = None
@@ -39,8 +42,18 @@ class RunOptions:
     commit_rows: int = 512
     commit_interval_s: float = 0.25
 
+    def endpoint_urls(self) -> list[str]:
+        """Every server URL given: ``base_url`` first, then ``base_urls``."""
+        return ([self.base_url] if self.base_url else []) + list(self.base_urls)
+
     def validate(self) -> None:
         """Raise :class:`ConfigError` for an impossible option."""
+        if isinstance(self.base_urls, str):
+            raise ConfigError("base_urls must be a list of URLs, not one string")
+        urls = self.endpoint_urls()
+        repeated = next((u for i, u in enumerate(urls) if u in urls[:i]), None)
+        if repeated is not None:
+            raise ConfigError(f"base URL {redact_url(repeated)} is given twice")
         if self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed}")
         if self.max_concurrency < 1:
@@ -86,6 +99,8 @@ class RunSummary:
     stopped: str | None = None
     complete: bool = False
     elapsed_s: float = 0.0
+    #: Per-server counts when the model is served by several base URLs (else empty).
+    endpoints: list[EndpointStats] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-compatible form (recorded in the store's ``sessions`` table)."""

@@ -106,6 +106,7 @@ class FakeOpenAIServer:
         logprobs: the token log-probabilities reported when asked for them.
         serve_logprobs: ``False`` ignores requests for log-probabilities, like a
             server that does not support them.
+        port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
     """
 
     def __init__(
@@ -122,6 +123,7 @@ class FakeOpenAIServer:
         text: TextFn = _default_text,
         logprobs: Mapping[str, float] = DEFAULT_TOP_LOGPROBS,
         serve_logprobs: bool = True,
+        port: int = 0,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -159,6 +161,7 @@ class FakeOpenAIServer:
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
+        self._bind_port = port
 
     # -- lifecycle --------------------------------------------------------------
 
@@ -241,10 +244,10 @@ class FakeOpenAIServer:
         app.router.add_get("/v1/models", self._list_models)
         runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0, shutdown_timeout=0.5)
+        site = web.TCPSite(runner, "127.0.0.1", self._bind_port, shutdown_timeout=0.5)
         await site.start()
         self._runner = runner
-        self._port = int(runner.addresses[0][1])
+        self._port = self._bind_port = int(runner.addresses[0][1])
 
     # -- handlers ---------------------------------------------------------------
 
