@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,10 +19,11 @@ from gasp.backends import (
     RetryPolicy,
     StopReason,
     TransientBackendError,
+    classify_error,
     resolve_backend,
 )
-from gasp.errors import ConfigError
-from gasp.runner import RunOptions
+from gasp.errors import BackendError, ConfigError
+from gasp.runner import Item, RunOptions, StudyPlan, generate
 
 
 class Scripted(ModelBackend):
@@ -258,3 +260,37 @@ def test_run_options_list_every_url_once(tmp_path: Path) -> None:
         RunOptions(base_url="http://a/v1", base_urls=["http://a/v1"]).validate()
     with pytest.raises(ConfigError, match="a list of URLs"):
         RunOptions(base_urls="http://a/v1").validate()  # type: ignore[arg-type]
+
+
+def test_a_refused_connection_is_a_connection_fault_of_its_endpoint() -> None:
+    pytest.importorskip("openai")
+    closed = ["http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1"]
+
+    async def scenario() -> None:
+        fleet = resolve_backend("openai-compatible/m", base_url=closed)
+        assert isinstance(fleet, FleetBackend)
+        for i in range(2):
+            with pytest.raises(Exception) as caught:
+                await fleet.generate(_request(i))
+            assert classify_error(caught.value).kind == "connection"
+        assert [s.failed_by_kind for s in fleet.endpoint_stats()] == [{"connection": 1}] * 2
+        await fleet.aclose()
+
+    asyncio.run(scenario())
+
+
+def test_a_run_whose_servers_all_refuse_stops_before_creating_the_store(tmp_path: Path) -> None:
+    pytest.importorskip("openai")
+    closed = ("http://127.0.0.1:9/v1", "http://127.0.0.1:10/v1")
+    plan = StudyPlan(kind="k", name="k", items=(Item(key=("a",), prompt="p", n=1),), spec={})
+    path = tmp_path / "never.sqlite"
+    with pytest.raises(BackendError, match=re.escape("cannot reach http://127.0.0.1:9/v1")):
+        generate(plan, "openai-compatible/m", path, RunOptions(progress=False, base_urls=closed))
+    with pytest.raises(BackendError, match="base URL must look like"):
+        generate(
+            plan,
+            "openai-compatible/m",
+            path,
+            RunOptions(progress=False, base_urls=(*closed, "ftp://x")),
+        )
+    assert not path.exists()

@@ -246,11 +246,14 @@ _DROPPED_CONNECTION = frozenset(
 
 
 def _dropped_connection(exc: BaseException) -> bool:
-    """Whether a timeout reported by the client was really a dropped connection.
+    """Whether a timeout reported by the client was really a dropped or refused connection.
 
-    The openai client's aiohttp transport reports a server that hung up as a
-    connect timeout; the cause chain still holds the transport's own error.
+    The openai client's aiohttp transport reports a server that hung up, or one
+    that refuses connections, as a connect timeout; the cause chain still holds
+    the transport's own error.
     """
+    if is_connect_failure(exc):
+        return True
     seen: set[int] = set()
     cause: BaseException | None = exc
     while cause is not None and id(cause) not in seen:
