@@ -25,7 +25,7 @@ pytest.importorskip("openai")
 #: Every server has the same seed, so an answer's text never depends on the server.
 SEED = 7
 FAST_S = 0.01
-SLOW_S = 0.25
+SLOW_S = 0.5
 RETRY = RetryPolicy(max_attempts=8, base_delay_s=0.01, max_delay_s=0.05, timeout_s=30.0)
 PROBE = {"probe_after_s": 0.05, "probe_max_s": 0.1}
 
