@@ -75,7 +75,7 @@ class BatchLedger:
     def add(self, record: BatchRecord) -> None:
         """Record a new submission (one transaction)."""
         now = utc_now()
-        row = _to_row(record) + (now, now)
+        row = (*_to_row(record), now, now)
         self._write(
             f"INSERT INTO batches ({', '.join(BATCH_COLUMNS)}) "
             f"VALUES ({', '.join('?' for _ in BATCH_COLUMNS)})",
