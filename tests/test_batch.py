@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import re
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from gasp.backends import BatchClient
 from gasp.cli import main
@@ -120,7 +122,8 @@ def test_an_ended_batch_is_resubmitted_for_its_missing_samples_only(
     assert set(second) == set(first[answered_first:])  # only what was missing
     assert set(server.batch.answered) == _keys(plan)
     assert set(server.batch.answered.values()) == {1}
-    assert summary.failed_by_kind == {f"batch_{outcome}": len(second)}
+    assert summary.failed == 0 and summary.failed_by_kind == {}
+    assert summary.faults_by_kind == {f"batch_{outcome}": len(second)}
     assert len(_texts(tmp_path / "r.sqlite")) == 24
 
 
@@ -133,7 +136,7 @@ def test_lines_that_failed_are_resubmitted_alone(tmp_path: Path) -> None:
         _run(server, tmp_path / "direct.sqlite", plan, None)
         batches = _batch_keys(server)
     assert summary.complete and batches == [_keys(plan), failing]
-    assert summary.failed_by_kind == {"batch_line_error": 2}
+    assert summary.faults_by_kind == {"batch_line_error": 2} and summary.failed == 0
     assert _texts(tmp_path / "r.sqlite") == _texts(tmp_path / "direct.sqlite")
 
 
@@ -144,6 +147,7 @@ def test_retry_rounds_run_out_and_the_next_run_finishes(tmp_path: Path) -> None:
         server.batch.outcomes = ["failed", "failed", "failed"]
         summary = _run(server, path, plan, BatchOptions(poll_interval_s=0.0, retry_rounds=1))
         assert not summary.complete and summary.batches_submitted == 2
+        assert summary.failed_by_kind == {"batch_failed": 6} and summary.failed == 6
         with RunStore.open(path) as store:
             errors = store.samples(include_errors=True)
         assert len(errors) == 6 and (errors["stop_reason"] == "error").all()
@@ -368,3 +372,24 @@ def test_batch_on_a_model_without_a_batch_api_is_one_line_exit_2(
     assert code == 2
     assert err.count("\n") == 0 and "--batch needs a model behind a batch API" in err
     assert not (tmp_path / "r.sqlite").exists() and not (tmp_path / "run").exists()
+
+
+def test_progress_lines_show_the_batches_and_a_run_without_batch_warns_of_open_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    plan, path = _plan(), tmp_path / "r.sqlite"
+    out = io.StringIO()
+    console = Console(file=out, width=200)
+    with FakeOpenAIServer() as server:
+        server.batch.complete_after_polls = 3
+        options = RunOptions(base_url=server.base_url, batch=FAST, progress_interval_s=60)
+        summary = generate(plan, MODEL, path, options, console=console)
+        assert summary.complete
+        assert "batch-test: waiting for 1 batch(es): batch_1 in_progress 0/24" in out.getvalue()
+        _crash_after(monkeypatch, "retrieve")  # a second run killed while polling
+        with pytest.raises(_Killed):
+            _run(server, tmp_path / "s.sqlite", plan)
+        out.truncate(0)
+        direct = RunOptions(base_url=server.base_url, progress=False)
+        assert generate(plan, MODEL, tmp_path / "s.sqlite", direct, console=console).complete
+    assert "1 batch(es) of this run are still open at the provider" in out.getvalue()

@@ -23,9 +23,12 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
+from rich.console import Console
+
 from gasp.backends import (
     TERMINAL_STATUSES,
     BatchClient,
+    BatchResponse,
     DecodingConfig,
     ModelBackend,
     split_spec,
@@ -94,6 +97,8 @@ class BatchRun:
         self.options = options
         #: The requests of the batches this session waits for, by request key.
         self.requests: dict[str, Request] = {}
+        #: The fault kind of each sample whose latest line failed, by request key.
+        self.failures: dict[str, str] = {}
         self._last_line = ""
         self._last_shown = 0.0
 
@@ -164,14 +169,24 @@ class BatchRun:
         loop.queue = kept
 
     def _requeue_failed(self) -> bool:
-        """Queue again the samples whose latest attempt failed; True when there were any."""
+        """Queue again the samples whose latest attempt failed; True when there were any.
+
+        A sample sent again counts as a fault met (retried), no longer as a failure.
+        """
         loop = self.loop
         again = False
         for state in loop.states.values():
             for index in sorted(state.failed):
-                if (state.item.key, index) in loop.attempted:
-                    loop.attempted.discard((state.item.key, index))
-                    again = True
+                if (state.item.key, index) not in loop.attempted:
+                    continue
+                loop.attempted.discard((state.item.key, index))
+                again = True
+                kind = self.failures.pop(request_key(state.item.key, index), None)
+                if kind is not None:
+                    loop.summary.failed -= 1
+                    loop.failed_kinds[kind] -= 1
+                    if loop.failed_kinds[kind] <= 0:
+                        del loop.failed_kinds[kind]
             if state.failed:
                 loop.schedule(state)
         return again
@@ -249,19 +264,24 @@ class BatchRun:
             if request is None or key in answered or key not in loop.in_flight:
                 continue  # not ours, a duplicate, or answered already
             answered.add(key)
-            loop.record(request, client.response(request, line))
+            self._record(request, client.response(request, line))
         kind = "batch_missing" if record.status == "completed" else f"batch_{record.status}"
         why = record.error or f"the batch ended {record.status} without an answer for it"
         for key in record.request_keys:
             request = self.requests.get(key)
             if request is not None and key not in answered and key in loop.in_flight:
-                loop.record(request, client.failure(request, why, kind))
+                self._record(request, client.failure(request, why, kind))
         samples, loop.samples = loop.samples, []
         scores, loop.scores = loop.scores, []
         self.ledger.commit(dataclasses.replace(record, status="collected"), samples, scores)
         loop.flush()  # the item states (derived data)
         for key in record.request_keys:
             self.requests.pop(key, None)
+
+    def _record(self, request: Request, response: BatchResponse) -> None:
+        self.loop.record(request, response)
+        if response.error is not None:
+            self.failures[request.key] = (response.fault_kinds or ("error",))[-1]
 
     def _show(self, waiting: list[BatchRecord]) -> None:
         """A progress line per poll when something changed (or every progress interval)."""
@@ -283,6 +303,18 @@ class BatchRun:
             self._last_line, self._last_shown = line, now
 
 
+def warn_open_batches(ledger: BatchLedger, console: Console | None) -> None:
+    """Say so when a run resumed without ``--batch`` leaves batches open at the provider."""
+    waiting = ledger.open_records()
+    if waiting:
+        (console or Console(stderr=True)).print(
+            f"gasp: {len(waiting)} batch(es) of this run are still open at the provider; "
+            "their answers are collected only by a run with --batch",
+            markup=False,
+            highlight=False,
+        )
+
+
 def _with_batch(record: BatchRecord, batch: Mapping[str, Any]) -> BatchRecord:
     """``record`` updated from the provider's batch object."""
     errors = (batch.get("errors") or {}).get("data") or []
@@ -300,4 +332,11 @@ def _with_batch(record: BatchRecord, batch: Mapping[str, Any]) -> BatchRecord:
     )
 
 
-__all__ = ["BATCH_PROVIDERS", "SUBMISSION_KEY", "BatchRun", "batch_client_for", "check_batch_model"]
+__all__ = [
+    "BATCH_PROVIDERS",
+    "SUBMISSION_KEY",
+    "BatchRun",
+    "batch_client_for",
+    "check_batch_model",
+    "warn_open_batches",
+]

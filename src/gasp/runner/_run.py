@@ -31,7 +31,7 @@ from gasp.backends import (
     resolve_backend,
 )
 from gasp.errors import BackendError, ConfigError
-from gasp.runner._batch import BatchRun, batch_client_for, check_batch_model
+from gasp.runner._batch import BatchRun, batch_client_for, check_batch_model, warn_open_batches
 from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
@@ -144,6 +144,7 @@ async def agenerate(
         store.write_items(_item_records(plan))
         loop = ItemLoop(plan, store, wrapper, opts, decoding, summary, price, console)
         if client is None or opts.batch is None:
+            warn_open_batches(store.batch_ledger(), console)
             await loop.run()
         else:
             await BatchRun(loop, client, store.batch_ledger(), opts.batch).run()
