@@ -20,7 +20,7 @@ from rich.console import Console
 
 from gasp.backends import BatchClient
 from gasp.cli import main
-from gasp.errors import ConfigError
+from gasp.errors import BackendError, ConfigError
 from gasp.runner import BatchOptions, Item, RequestKind, RunOptions, StudyPlan, generate
 from gasp.store import RunStore
 from gasp.testing import FakeOpenAIServer
@@ -393,3 +393,29 @@ def test_progress_lines_show_the_batches_and_a_run_without_batch_warns_of_open_o
         direct = RunOptions(base_url=server.base_url, progress=False)
         assert generate(plan, MODEL, tmp_path / "s.sqlite", direct, console=console).complete
     assert "1 batch(es) of this run are still open at the provider" in out.getvalue()
+
+
+def test_the_key_travels_only_in_the_header_and_transient_errors_are_retried(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-batch-DO-NOT-LEAK-93c1"
+    plan = _plan(items=2)
+    monkeypatch.setattr(BatchClient, "backoff_s", 0.001)
+    with FakeOpenAIServer(api_key=secret) as server:
+        monkeypatch.setenv("GASP_TEST_KEY", "sk-wrong-key-7d2e")
+        options = RunOptions(
+            progress=False, base_url=server.base_url, batch=FAST, api_key_env="GASP_TEST_KEY"
+        )
+        with pytest.raises(BackendError, match="HTTP 401: Incorrect API key") as refused:
+            generate(plan, MODEL, tmp_path / "r.sqlite", options)
+        assert "\n" not in str(refused.value) and "sk-" not in str(refused.value)
+        monkeypatch.setenv("GASP_TEST_KEY", secret)
+        server.batch.unavailable = 3
+        summary = generate(plan, MODEL, tmp_path / "r.sqlite", options)
+        assert summary.complete and server.batch.unavailable == 0
+        server.batch.unavailable = BatchClient.attempts
+        with pytest.raises(BackendError, match="HTTP 503"):
+            generate(plan, MODEL, tmp_path / "s.sqlite", options)
+    with RunStore.open(tmp_path / "r.sqlite") as store:
+        assert secret not in json.dumps(store.manifest())
+        assert [r.status for r in store.batch_ledger().records()] == ["abandoned", "collected"]

@@ -53,19 +53,13 @@ class BatchClient:
     after ``backoff_s``, doubling); anything else is a one-line :class:`BackendError`.
     """
 
-    def __init__(
-        self,
-        backend: OpenAIBackend,
-        *,
-        api_key: str | None,
-        attempts: int = 5,
-        backoff_s: float = 1.0,
-    ) -> None:
+    attempts: int = 5
+    backoff_s: float = 1.0
+
+    def __init__(self, backend: OpenAIBackend, *, api_key: str | None) -> None:
         self.backend = backend
         self.model_id = backend.model_id
         self.base_url = (backend.base_url or DEFAULT_BASE_URL).rstrip("/")
-        self.attempts = attempts
-        self.backoff_s = backoff_s
         self._headers = {"Authorization": f"Bearer {api_key or 'no-key'}"}
         self._session: aiohttp.ClientSession | None = None
 
@@ -195,7 +189,9 @@ class BatchClient:
         import aiohttp
 
         if self._session is None:
-            self._session = aiohttp.ClientSession(headers=self._headers)
+            # no total limit: an output file of 200 MB may take minutes to download
+            timeout = aiohttp.ClientTimeout(total=None, sock_connect=30, sock_read=300)
+            self._session = aiohttp.ClientSession(headers=self._headers, timeout=timeout)
         url = self.base_url + path
         where = f"{self.model_id}: batch API {method} {redact_url(url)}"
         delay = self.backoff_s

@@ -64,10 +64,8 @@ def check_batch_model(model: str | ModelBackend) -> None:
 
 def batch_client_for(backend: ModelBackend, plan: StudyPlan) -> BatchClient:
     """The batch client of ``backend``, after checking that it can carry every item."""
-    make = getattr(backend, "batch_client", None)
-    if not callable(make):
-        check_batch_model(backend)
-    client = make() if callable(make) else None
+    check_batch_model(backend)
+    client = backend.batch_client()  # type: ignore[attr-defined]  # checked just above
     assert isinstance(client, BatchClient)
     seen: set[tuple[str, bool]] = set()
     for item in plan.items:

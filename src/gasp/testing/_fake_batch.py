@@ -13,7 +13,8 @@ a direct chat completion (same text for the same prompt and seed). Controls, set
   ``partial_share`` of the lines and put the rest in the error file
   (``batch_expired`` / ``batch_cancelled``); ``failed`` answers nothing;
 - ``fail_once``: custom ids whose first line goes to the error file (HTTP 500);
-- ``max_requests``: more lines than this fail the batch at validation.
+- ``max_requests``: more lines than this fail the batch at validation;
+- ``unavailable``: how many of the next calls to these endpoints answer 503.
 
 Counters: ``submissions`` (batches created), ``uploads``, ``polls`` and ``answered``
 (custom id -> lines answered successfully). A batch whose lines break the format
@@ -51,6 +52,7 @@ class FakeBatchAPI:
         self.partial_share = 0.5
         self.fail_once: set[str] = set()
         self.max_requests = 50_000
+        self.unavailable = 0
         self.submissions = 0
         self.uploads = 0
         self.polls = 0
@@ -71,11 +73,21 @@ class FakeBatchAPI:
         app.router.add_get("/v1/batches/{batch_id}", self._retrieve)
         app.router.add_post("/v1/batches/{batch_id}/cancel", self._cancel)
 
+    def _refuse(self, request: web.Request) -> web.Response | None:
+        """The error answer to a call without the key, or to one of the ``unavailable``."""
+        if not self._server._authorized(request):
+            return _error(401, "Incorrect API key provided.")
+        if self.unavailable > 0:
+            self.unavailable -= 1
+            return _error(503, "The server is overloaded.")
+        return None
+
     # -- files
 
     async def _upload(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         form = await request.post()
         upload = form.get("file")
         if form.get("purpose") != "batch" or not isinstance(upload, web.FileField):
@@ -98,8 +110,9 @@ class FakeBatchAPI:
         }
 
     async def _content(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         data = self.files.get(request.match_info["file_id"])
         if data is None:
             return _error(404, "No such file.")
@@ -108,8 +121,9 @@ class FakeBatchAPI:
     # -- batches
 
     async def _create(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         body = await request.json()
         data = self.files.get(str(body.get("input_file_id")))
         if data is None:
@@ -157,8 +171,9 @@ class FakeBatchAPI:
         return lines, None
 
     async def _list(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         limit = int(request.query.get("limit", "20"))
         newest = list(reversed(self.batches.values()))
         after = request.query.get("after")
@@ -177,8 +192,9 @@ class FakeBatchAPI:
         )
 
     async def _retrieve(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         batch = self.batches.get(request.match_info["batch_id"])
         if batch is None:
             return _error(404, "No such batch.")
@@ -192,8 +208,9 @@ class FakeBatchAPI:
         return web.json_response(batch)
 
     async def _cancel(self, request: web.Request) -> web.StreamResponse:
-        if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
         batch = self.batches.get(request.match_info["batch_id"])
         if batch is None:
             return _error(404, "No such batch.")
