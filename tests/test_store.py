@@ -359,7 +359,8 @@ def test_every_table_and_column_is_documented(store: RunStore) -> None:
         )
     ]
     assert sorted(tables) == [
-        "gasp_meta", "item_states", "items", "manifest", "samples", "scores", "sessions",
+        "batches", "gasp_meta", "item_states", "items", "manifest", "samples", "scores",
+        "sessions",
     ]  # fmt: skip
     for table in tables:
         assert f"### `{table}`" in doc

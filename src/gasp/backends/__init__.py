@@ -13,6 +13,13 @@ from gasp.backends._base import (
     StopReason,
     require_capability,
 )
+from gasp.backends._batch_client import (
+    BATCH_ENDPOINT,
+    TERMINAL_STATUSES,
+    BatchClient,
+    BatchRequest,
+    BatchResponse,
+)
 from gasp.backends._faults import (
     FaultAction,
     FaultDecision,
@@ -27,19 +34,31 @@ from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int
-from gasp.backends._prices import OPENAI_PRICES_PER_MTOK, cost_usd, price_per_mtok
+from gasp.backends._prices import (
+    BATCH_PRICE_FACTOR,
+    OPENAI_PRICES_PER_MTOK,
+    batch_price,
+    cost_usd,
+    price_per_mtok,
+)
 from gasp.backends._resilient import RequestSource, ResilientModel
 from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend, split_spec
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url
 
 __all__ = [
+    "BATCH_ENDPOINT",
+    "BATCH_PRICE_FACTOR",
     "DEFAULT_MAX_CANDIDATE_CHARS",
     "DRAIN_KINDS",
     "FLEET_OPTIONS",
     "MOCK_SCRIPTS",
     "OPENAI_PRICES_PER_MTOK",
     "PROVIDERS",
+    "TERMINAL_STATUSES",
+    "BatchClient",
+    "BatchRequest",
+    "BatchResponse",
     "CandidateScore",
     "Capability",
     "ChatMessage",
@@ -61,6 +80,7 @@ __all__ = [
     "ScoreResponse",
     "StopReason",
     "TransientBackendError",
+    "batch_price",
     "classify_error",
     "classify_status",
     "cost_usd",

@@ -24,6 +24,7 @@ from gasp.backends._base import (
     ScoreResponse,
     StopReason,
 )
+from gasp.backends._batch_client import BatchClient
 from gasp.backends._faults import TransientBackendError, is_connect_failure
 from gasp.backends._openai_scoring import (
     MAX_TOP_LOGPROBS,
@@ -99,6 +100,7 @@ class OpenAIBackend(ModelBackend):
         self.model = model
         self.model_id = f"{provider}/{model}"
         self.base_url = base_url
+        self._api_key = api_key
         self._reached = not fatal_unreachable
         self._client = openai.AsyncOpenAI(
             api_key=api_key or _NO_KEY,
@@ -110,9 +112,16 @@ class OpenAIBackend(ModelBackend):
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         """Send one chat completion; transient faults raise for the wrapper to retry."""
+        started = time.perf_counter()
+        completion = await self._post("/chat/completions", self.chat_body(request), ChatCompletion)
+        latency = time.perf_counter() - started
+        return self.generation_response(completion, latency)
+
+    def chat_body(self, request: GenerationRequest) -> dict[str, Any]:
+        """The chat completion body of one generation (the batch API sends the same)."""
         decoding = request.decoding
         seed = request.seed if request.seed is not None else decoding.seed
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
             "temperature": decoding.temperature,
@@ -120,11 +129,8 @@ class OpenAIBackend(ModelBackend):
             self._max_tokens_param: decoding.max_tokens,
         }
         if seed is not None:
-            kwargs["seed"] = seed
-        started = time.perf_counter()
-        completion = await self._post("/chat/completions", kwargs, ChatCompletion)
-        latency = time.perf_counter() - started
-        return self._to_response(completion, latency)
+            body["seed"] = seed
+        return body
 
     def check_score_request(self, request: ScoreRequest) -> None:
         """Refuse raw text on ``openai/`` and candidates likely to be several tokens."""
@@ -138,29 +144,44 @@ class OpenAIBackend(ModelBackend):
     async def score(self, request: ScoreRequest) -> ScoreResponse:
         """Score the candidates from the first token's top log-probabilities (approximate)."""
         self.check_score_request(request)
-        common: dict[str, Any] = {"model": self.model, "temperature": 0.0}
+        path, body = self.score_body(request)
         started = time.perf_counter()
+        cast_to = Completion if path == "/completions" else ChatCompletion
+        completion = await self._post(path, body, cast_to)
+        return self.score_response(request, completion, time.perf_counter() - started)
+
+    def score_body(self, request: ScoreRequest) -> tuple[str, dict[str, Any]]:
+        """The endpoint path and body that score ``request`` (one token, top log-probabilities)."""
+        common: dict[str, Any] = {"model": self.model, "temperature": 0.0}
         if isinstance(request.context, str):
-            body = {**common, "prompt": request.context, "max_tokens": 1}
-            body["logprobs"] = self.top_logprobs
-            completion: Any = await self._post("/completions", body, Completion)
+            return "/completions", {
+                **common,
+                "prompt": request.context,
+                "max_tokens": 1,
+                "logprobs": self.top_logprobs,
+            }
+        return "/chat/completions", {
+            **common,
+            "messages": [{"role": m.role, "content": m.content} for m in request.context],
+            self._max_tokens_param: 1,
+            "logprobs": True,
+            "top_logprobs": self.top_logprobs,
+        }
+
+    def score_response(
+        self, request: ScoreRequest, completion: Any, latency: float | None
+    ) -> ScoreResponse:
+        """The candidates' scores read from a completion's first-token top log-probabilities."""
+        if isinstance(completion, Completion):
             top = completion_top_logprobs(completion)
         else:
-            body = {
-                **common,
-                "messages": [{"role": m.role, "content": m.content} for m in request.context],
-                self._max_tokens_param: 1,
-                "logprobs": True,
-                "top_logprobs": self.top_logprobs,
-            }
-            completion = await self._post("/chat/completions", body, ChatCompletion)
             top = chat_top_logprobs(completion)
         prompt_tokens = getattr(getattr(completion, "usage", None), "prompt_tokens", None)
         return ScoreResponse(
             scores=match_candidates(request.candidates, top),
             model_id=f"{self.provider}/{getattr(completion, 'model', None) or self.model}",
             prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
-            latency_s=time.perf_counter() - started,
+            latency_s=latency,
         )
 
     async def _post(self, path: str, body: dict[str, Any], cast_to: type[Any]) -> Any:
@@ -187,7 +208,9 @@ class OpenAIBackend(ModelBackend):
             if exc.status_code >= 500:
                 raise
 
-    def _to_response(self, completion: Any, latency: float) -> GenerationResponse:
+    def generation_response(self, completion: Any, latency: float | None) -> GenerationResponse:
+        """A chat completion as a :class:`GenerationResponse`; raises
+        :class:`TransientBackendError` for an answer without choices or an empty one."""
         choices = getattr(completion, "choices", None)
         if not isinstance(choices, list) or not choices:
             raise TransientBackendError("malformed", "response without choices")
@@ -216,6 +239,10 @@ class OpenAIBackend(ModelBackend):
             completion_tokens=completion_tokens if isinstance(completion_tokens, int) else None,
             latency_s=latency,
         )
+
+    def batch_client(self) -> BatchClient:
+        """A client of this model's batch API (``--batch``), with the same key and options."""
+        return BatchClient(self, api_key=self._api_key)
 
     async def aclose(self) -> None:
         """Close the HTTP connections."""

@@ -31,6 +31,15 @@ def price_per_mtok(model_spec: str) -> tuple[float, float] | None:
     return OPENAI_PRICES_PER_MTOK[max(matches, key=len)]
 
 
+#: The share of the listed price that the batch API charges.
+BATCH_PRICE_FACTOR = 0.5
+
+
+def batch_price(price: tuple[float, float]) -> tuple[float, float]:
+    """The (input, output) USD price per million tokens through the batch API: half."""
+    return (price[0] * BATCH_PRICE_FACTOR, price[1] * BATCH_PRICE_FACTOR)
+
+
 def cost_usd(price: tuple[float, float], prompt_tokens: int, completion_tokens: int) -> float:
     """Cost of the given token counts at ``price`` (USD per million tokens)."""
     return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1e6

@@ -50,6 +50,8 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
     )
     if est.cost_min_usd is not None and est.cost_max_usd is not None:
         table.add_row("cost (USD, estimate)", f"${est.cost_min_usd:,.2f}..${est.cost_max_usd:,.2f}")
+        if summary.batch:
+            table.add_row("price", "batch API: half the listed price")
     else:
         table.add_row("cost", "no price known for this model: tokens only")
     return table
@@ -82,6 +84,7 @@ def generate_command(
     max_requests: gen.MaxRequestsOption = None,
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
+    batch: gen.BatchOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
@@ -108,6 +111,7 @@ def generate_command(
         max_requests=max_requests,
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
+        batch=batch,
     )
     spec = generation.build_study()
     decoding = generation.decoding()

@@ -18,7 +18,7 @@ import typer
 
 from gasp.backends import DecodingConfig, parse_model_options
 from gasp.errors import ConfigError
-from gasp.runner import Plannable, RunOptions
+from gasp.runner import BatchOptions, Plannable, RunOptions
 from gasp.studies import StudyType, study_type_for
 
 StudyArgument = Annotated[
@@ -81,6 +81,15 @@ MaxRequestsOption = Annotated[
 ]
 MaxCostOption = Annotated[
     float | None, typer.Option(help="Stop cleanly before this many USD (openai/ models).")
+]
+
+BatchOption = Annotated[
+    bool,
+    typer.Option(
+        "--batch",
+        help="Send the requests through the provider's batch API (openai/, half price, "
+        "answers within 24 h; a killed run resumes polling).",
+    ),
 ]
 
 DEFAULT_STUDY = "more-of-the-same"
@@ -169,6 +178,7 @@ class GenerationOptions:
     max_requests: int | None = None
     max_cost: float | None = None
     model_options: tuple[str, ...] = ()
+    batch: bool = False
 
     @classmethod
     def for_study(
@@ -214,12 +224,14 @@ class GenerationOptions:
             api_key_env=self.api_key_env,
             progress=progress,
             backend_options=parse_model_options(self.model_options) or None,
+            batch=BatchOptions() if self.batch else None,
         )
 
 
 __all__ = [
     "ApiKeyEnvOption",
     "BaseUrlOption",
+    "BatchOption",
     "CapFactorOption",
     "ConditionsOption",
     "GenerationOptions",

@@ -22,7 +22,7 @@ from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.errors import ConfigError, DataError, GaspError
 from gasp.io import RunPaths, run_folder_paths
-from gasp.runner import RunOptions, generate, summary_table
+from gasp.runner import RunOptions, check_batch_model, generate, summary_table
 from gasp.studies import StudyType
 
 T = TypeVar("T")
@@ -116,6 +116,7 @@ def run_command(
     max_requests: gen.MaxRequestsOption = None,
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
+    batch: gen.BatchOption = False,
     min_samples: an.MinSamplesOption = None,
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
@@ -161,7 +162,10 @@ def run_command(
         max_requests=max_requests,
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
+        batch=batch,
     )
+    if batch:
+        check_batch_model(model)  # before any step starts
     analysis = own | an.analysis_options(
         min_samples=min_samples,
         min_share=min_share,

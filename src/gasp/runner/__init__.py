@@ -6,6 +6,7 @@ kinds, n per item and a :class:`StoppingRule`); the runner streams requests thro
 progress, and resumes a run from its store. It never reads an item's attributes.
 """
 
+from gasp.runner._batch import BATCH_PROVIDERS, BatchRun, check_batch_model
 from gasp.runner._items import (
     CAPPED,
     COMPLETE,
@@ -41,15 +42,26 @@ from gasp.runner._progress import (
     summary_table,
 )
 from gasp.runner._run import agenerate, check_capabilities, check_reachable, generate
-from gasp.runner._summary import RunOptions, RunSummary
+from gasp.runner._summary import (
+    BATCH_POLL_ENV,
+    DEFAULT_BATCH_POLL_S,
+    BatchOptions,
+    RunOptions,
+    RunSummary,
+)
 
 __all__ = [
+    "BATCH_POLL_ENV",
+    "BATCH_PROVIDERS",
     "CAPPED",
     "COMPLETE",
+    "DEFAULT_BATCH_POLL_S",
     "DEFAULT_PROGRESS_INTERVAL_S",
     "NEED",
     "PROGRESS_INTERVAL_ENV",
     "SKIPPED",
+    "BatchOptions",
+    "BatchRun",
     "Decision",
     "FixedN",
     "Item",
@@ -68,6 +80,7 @@ __all__ = [
     "as_plan",
     "build_manifest",
     "build_request",
+    "check_batch_model",
     "check_capabilities",
     "check_identity",
     "check_reachable",

@@ -97,6 +97,7 @@ class ItemLoop:
             interval_s=opts.progress_interval_s,
         )
         self.expected: dict[tuple[str, ...], int] = {}
+        self.started = time.monotonic()
 
     # -- resume
 
@@ -133,35 +134,47 @@ class ItemLoop:
 
     async def run(self) -> None:
         """Request everything the items need; record the session in the store."""
-        started = time.monotonic()
+        session = self.begin()
+        failed = True
+        try:
+            try:
+                async for request, response in self.model.stream(self):
+                    self.record(request, response)
+                    self._maybe_flush()
+            finally:
+                self.flush()
+            failed = False
+        finally:
+            self.end(session, failed=failed)
+
+    def begin(self) -> int:
+        """Start a session: take the stored answers, queue what the items still need and
+        show progress; return the session's id (for :meth:`end`)."""
+        self.started = time.monotonic()
         summary = self.summary
         summary.run_id = self.store.run_id
         summary.model_id = self.model.model_id
         session = self.store.begin_session()
         summary.resumed = self.load()
         for state in self.states.values():
-            self._schedule(state)
+            self.schedule(state)
         self.progress.start(sum(self.expected.values()), summary.resumed)
-        failed = True
-        try:
-            try:
-                async for request, response in self.model.stream(self):
-                    self._record(request, response)
-                    self._maybe_flush()
-            finally:
-                self._flush()
-            failed = False
-        finally:
-            self.progress.stop()
-            self._finish()
-            summary.elapsed_s = time.monotonic() - started
-            if failed:
-                outcome = "error"
-            elif summary.complete:
-                outcome = "complete"
-            else:
-                outcome = summary.stopped or "incomplete"
-            self.store.end_session(session, outcome, summary.to_dict())
+        return session
+
+    def end(self, session: int, *, failed: bool) -> None:
+        """Finish a session: stop the progress display, write the item states and
+        record the session's outcome (``failed``: it ended with an exception)."""
+        summary = self.summary
+        self.progress.stop()
+        self._finish()
+        summary.elapsed_s = time.monotonic() - self.started
+        if failed:
+            outcome = "error"
+        elif summary.complete:
+            outcome = "complete"
+        else:
+            outcome = summary.stopped or "incomplete"
+        self.store.end_session(session, outcome, summary.to_dict())
 
     def take(self, limit: int) -> list[Request]:
         """Up to ``limit`` requests ready now, within the request and cost budgets."""
@@ -199,7 +212,8 @@ class ItemLoop:
 
     # -- recording
 
-    def _record(self, request: Request, response: Response) -> None:
+    def record(self, request: Request, response: Response) -> None:
+        """Take the answer to an in-flight request: buffer its rows, update its item."""
         state, index, estimate = self.in_flight.pop(request.key)
         self.committed_estimate = max(0.0, self.committed_estimate - estimate)
         for kind in response.fault_kinds:
@@ -229,7 +243,7 @@ class ItemLoop:
             self.summary.failed += 1
             self.failed_kinds[response.fault_kinds[-1] if response.fault_kinds else "error"] += 1
             state.add_failure(index)
-        self._schedule(state)
+        self.schedule(state)
 
     def _store_sample(self, state: ItemState, index: int, response: GenerationResponse) -> None:
         is_error = response.stop_reason == StopReason.ERROR
@@ -287,7 +301,7 @@ class ItemLoop:
                 )
             )
 
-    def _schedule(self, state: ItemState) -> None:
+    def schedule(self, state: ItemState) -> None:
         """Queue what an item needs next (each sample at most once per session)."""
         decision = state.progress.decide(state.answers)
         key = state.item.key
@@ -311,9 +325,10 @@ class ItemLoop:
             len(self.samples) + len(self.scores) >= self.opts.commit_rows
             or time.monotonic() - self.last_flush >= self.opts.commit_interval_s
         ):
-            self._flush()
+            self.flush()
 
-    def _flush(self) -> None:
+    def flush(self) -> None:
+        """Commit the buffered rows and the changed item states."""
         samples, self.samples = self.samples, []
         scores, self.scores = self.scores, []
         if samples:

@@ -13,6 +13,7 @@ from gasp.backends import (
     DecodingConfig,
     GenerationRequest,
     ScoreRequest,
+    batch_price,
     cost_usd,
     price_per_mtok,
 )
@@ -118,8 +119,11 @@ class PlanEstimate:
         return self.requests_fixed + self.requests_adaptive_max
 
 
-def estimate_plan(plan: StudyPlan, model_spec: str, decoding: DecodingConfig) -> PlanEstimate:
-    """Count the requests of a plan and estimate its tokens and cost."""
+def estimate_plan(
+    plan: StudyPlan, model_spec: str, decoding: DecodingConfig, *, batch: bool = False
+) -> PlanEstimate:
+    """Count the requests of a plan and estimate its tokens and cost (with ``batch``, at
+    the batch API's price: half the listed one)."""
     items_fixed = items_adaptive = requests_fixed = adaptive_min = adaptive_max = 0
     scores = prompt_min = prompt_max = completion_min = completion_max = 0
     half = decoding.max_tokens // 2
@@ -144,6 +148,8 @@ def estimate_plan(plan: StudyPlan, model_spec: str, decoding: DecodingConfig) ->
             completion_min += half * low
             completion_max += decoding.max_tokens * high
     price = price_per_mtok(model_spec)
+    if price is not None and batch:
+        price = batch_price(price)
     return PlanEstimate(
         items_fixed=items_fixed,
         items_adaptive=items_adaptive,

@@ -271,8 +271,16 @@ def summary_table(summary: RunSummary) -> Table:
     )
     for endpoint in summary.endpoints:
         table.add_row(f"endpoint {endpoint.url}", str(endpoint.sent), endpoint_details(endpoint))
+    if summary.batch:
+        table.add_row(
+            "batches",
+            str(summary.batches_submitted),
+            f"submitted in this session; {summary.batches_resumed} resumed from the store",
+        )
     if summary.cost_usd is not None:
-        table.add_row("cost", f"${summary.cost_usd:.4f}", "from the tokens each answer reported")
+        note = "from the tokens each answer reported"
+        note += " (batch API: half price)" if summary.batch else ""
+        table.add_row("cost", f"${summary.cost_usd:.4f}", note)
     status = "complete" if summary.complete else (summary.stopped or "incomplete")
     table.add_row("run", status, f"{summary.elapsed_s:.1f} s, store {summary.store_path}")
     return table

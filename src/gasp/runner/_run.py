@@ -26,6 +26,7 @@ from gasp.backends import (
     ModelBackend,
     ResilientModel,
     ScoreRequest,
+    batch_price,
     parse_model_spec,
     price_per_mtok,
     redact_url,
@@ -33,6 +34,7 @@ from gasp.backends import (
     resolve_backend,
 )
 from gasp.errors import BackendError, ConfigError
+from gasp.runner._batch import BatchRun, batch_client_for, check_batch_model, warn_open_batches
 from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
@@ -82,7 +84,11 @@ async def agenerate(
     spec = model if isinstance(model, str) else f"instance/{model.model_id}"
     if isinstance(model, str):
         parse_model_spec(model)
+    if opts.batch is not None:
+        check_batch_model(model)
     price = price_per_mtok(spec)
+    if price is not None and opts.batch is not None:
+        price = batch_price(price)
     if opts.max_cost is not None and price is None:
         raise ConfigError(
             f"max_cost needs a model with a known price (openai/<model>); {spec!r} has none"
@@ -91,9 +97,10 @@ async def agenerate(
     summary = RunSummary(
         study=plan.name, store_path="" if store_path is None else str(path), model=spec
     )
+    summary.batch = opts.batch is not None
     if opts.dry_run:
         summary.dry_run = True
-        summary.estimate = estimate_plan(plan, spec, decoding)
+        summary.estimate = estimate_plan(plan, spec, decoding, batch=summary.batch)
         if store_path is not None and path.is_file():
             existing = read_manifest(path)
             if existing is not None:
@@ -103,9 +110,16 @@ async def agenerate(
         raise ConfigError(f"--out {path} is a directory; give a .sqlite file path")
     backend = _make_backend(model, opts)
     owns_backend = isinstance(model, str)
+    client = None
     try:
         check_capabilities(plan, backend, spec)
         urls = opts.endpoint_urls()
+        if opts.batch is not None:
+            if len(urls) > 1:
+                raise ConfigError(
+                    f"--batch sends a run to one provider; give one --base-url, not {len(urls)}"
+                )
+            client = batch_client_for(backend, plan)
         if len(urls) == 1:
             check_reachable(urls[0])
         elif urls:
@@ -123,6 +137,8 @@ async def agenerate(
         wrapper = ResilientModel(backend, max_concurrency=concurrency, retry=opts.retry)
         store = RunStore.open(path, create=True)
     except BaseException:
+        if client is not None:
+            await client.aclose()
         if owns_backend:
             await backend.aclose()
         raise
@@ -141,9 +157,15 @@ async def agenerate(
             )
         store.write_items(_item_records(plan))
         loop = ItemLoop(plan, store, wrapper, opts, decoding, summary, price, console)
-        await loop.run()
+        if client is None or opts.batch is None:
+            warn_open_batches(store.batch_ledger(), console)
+            await loop.run()
+        else:
+            await BatchRun(loop, client, store.batch_ledger(), opts.batch).run()
     finally:
         store.close()
+        if client is not None:
+            await client.aclose()
         if owns_backend:
             await wrapper.aclose()
     return summary

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -10,6 +11,51 @@ from typing import Any
 from gasp.backends import DecodingConfig, EndpointStats, RetryPolicy, redact_url
 from gasp.errors import ConfigError
 from gasp.runner._plan import PlanEstimate
+
+#: The environment variable that sets the seconds between polls of a batch.
+BATCH_POLL_ENV = "GASP_BATCH_POLL_S"
+DEFAULT_BATCH_POLL_S = 30.0
+
+
+@dataclass(frozen=True)
+class BatchOptions:
+    """How a run goes through a provider's batch API (``--batch``).
+
+    ``max_requests`` and ``max_bytes`` bound one batch (the OpenAI Batch API takes at
+    most 50,000 requests and 200 MB per input file); a run needing more is split.
+    ``poll_interval_s``: seconds between polls (None: the ``GASP_BATCH_POLL_S``
+    environment variable, else 30). ``retry_rounds``: how many times one session
+    resubmits the samples that failed (lines with errors, an expired, failed or
+    cancelled batch) before it stops, leaving them to the next run.
+    """
+
+    max_requests: int = 50_000
+    max_bytes: int = 200_000_000
+    poll_interval_s: float | None = None
+    retry_rounds: int = 3
+
+    def validate(self) -> None:
+        """Raise :class:`ConfigError` for an impossible setting."""
+        if self.max_requests < 1 or self.max_bytes < 1:
+            raise ConfigError("a batch needs room for at least one request")
+        if self.retry_rounds < 0:
+            raise ConfigError(f"retry_rounds must be non-negative, got {self.retry_rounds}")
+        self.interval_s()
+
+    def interval_s(self) -> float:
+        """Seconds between polls: the setting, else the environment variable, else 30."""
+        value: float | str | None = self.poll_interval_s
+        if value is None:
+            value = os.environ.get(BATCH_POLL_ENV) or DEFAULT_BATCH_POLL_S
+        try:
+            seconds = float(value)
+        except ValueError:
+            raise ConfigError(
+                f"{BATCH_POLL_ENV} must be a number of seconds, got {value!r}"
+            ) from None
+        if not seconds >= 0:
+            raise ConfigError(f"the batch poll interval must be non-negative, got {seconds}")
+        return seconds
 
 
 @dataclass(frozen=True)
@@ -24,6 +70,8 @@ class RunOptions:
     ``GASP_PROGRESS_INTERVAL_S`` environment variable, else 30). ``base_url`` and
     ``base_urls`` name the servers of an ``openai-compatible/`` model: several
     spread the requests over a fleet (see :class:`gasp.backends.FleetBackend`).
+    ``batch``: send the requests through the provider's batch API (half price, answers
+    within 24 hours).
     """
 
     decoding: DecodingConfig = field(default_factory=DecodingConfig)
@@ -41,6 +89,7 @@ class RunOptions:
     backend_options: Mapping[str, Any] | None = None
     commit_rows: int = 512
     commit_interval_s: float = 0.25
+    batch: BatchOptions | None = None
 
     def endpoint_urls(self) -> list[str]:
         """Every server URL given: ``base_url`` first, then ``base_urls``."""
@@ -68,6 +117,8 @@ class RunOptions:
             )
         if self.commit_rows < 1 or self.commit_interval_s < 0:
             raise ConfigError("commit_rows must be at least 1 and commit_interval_s non-negative")
+        if self.batch is not None:
+            self.batch.validate()
 
 
 @dataclass
@@ -101,6 +152,10 @@ class RunSummary:
     elapsed_s: float = 0.0
     #: Per-server counts when the model is served by several base URLs (else empty).
     endpoints: list[EndpointStats] = field(default_factory=list)
+    #: Sent through the provider's batch API; batches submitted and resumed this session.
+    batch: bool = False
+    batches_submitted: int = 0
+    batches_resumed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-compatible form (recorded in the store's ``sessions`` table)."""

@@ -5,6 +5,7 @@ stores. The store knows nothing of studies: a study expands itself into
 :class:`ItemRecord` rows, and the runner rebuilds the study from :meth:`RunStore.manifest`.
 """
 
+from gasp.store._batches import BatchLedger, BatchRecord
 from gasp.store._export import EXPORT_FORMATS, EXPORT_TABLES, export
 from gasp.store._frames import (
     SAMPLES_LEADING_COLUMNS,
@@ -30,6 +31,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "SCORES_TRAILING_COLUMNS",
     "V1_STUDY_KIND",
+    "BatchLedger",
+    "BatchRecord",
     "ItemRecord",
     "ItemStateRecord",
     "RunStore",

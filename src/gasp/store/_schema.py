@@ -28,6 +28,12 @@ One SQLite file (WAL mode) holds one run of one study:
 ``sessions``
     one row per invocation of the runner on this store (start, end, outcome and a
     JSON summary), so a resumed run shows its history.
+``batches``
+    one row per submission to a provider's batch API (``--batch``): the request keys
+    it carries, the provider's batch and file ids and the last status seen, so a
+    killed run resumes polling instead of submitting again. Added to version 2
+    without a version bump: older code ignores the table, and a version 2 store
+    written before it gets the table on its first batch run (:data:`BATCHES_DDL`).
 """
 
 from __future__ import annotations
@@ -79,6 +85,44 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "created_at",
 )
 
+BATCH_COLUMNS: tuple[str, ...] = (
+    "submission",
+    "batch_id",
+    "request_keys",
+    "status",
+    "input_file_id",
+    "output_file_id",
+    "error_file_id",
+    "counts",
+    "error",
+    "created_at",
+    "updated_at",
+)
+
+#: The status of a batch row is ``submitting`` (written before the provider is asked,
+#: so a kill in between is found again), then the provider's own (``validating``,
+#: ``in_progress``, ``finalizing``, ``completed``, ``failed``, ``expired``,
+#: ``cancelling``, ``cancelled``; not checked, as a provider may add statuses), then
+#: ``collected`` (every line committed) or ``abandoned`` (never created at the provider).
+BATCH_DONE_STATUSES: tuple[str, ...] = ("collected", "abandoned")
+
+BATCHES_DDL = """
+    CREATE TABLE IF NOT EXISTS batches (
+        id             INTEGER PRIMARY KEY AUTOINCREMENT,
+        submission     TEXT    NOT NULL UNIQUE,
+        batch_id       TEXT    UNIQUE,
+        request_keys   TEXT    NOT NULL,
+        status         TEXT    NOT NULL,
+        input_file_id  TEXT,
+        output_file_id TEXT,
+        error_file_id  TEXT,
+        counts         TEXT,
+        error          TEXT,
+        created_at     TEXT    NOT NULL,
+        updated_at     TEXT    NOT NULL
+    )
+    """
+
 ITEM_STATE_COLUMNS: tuple[str, ...] = (
     "item_id",
     "status",
@@ -97,6 +141,7 @@ TABLES: tuple[str, ...] = (
     "scores",
     "item_states",
     "sessions",
+    "batches",
 )
 
 DDL: tuple[str, ...] = (
@@ -187,6 +232,7 @@ DDL: tuple[str, ...] = (
         summary     TEXT
     )
     """,
+    BATCHES_DDL,
 )
 
 INSERT_ITEM = f"""

@@ -14,6 +14,7 @@ import pandas as pd
 
 from gasp.errors import ConfigError, DataError
 from gasp.store import _migrate
+from gasp.store._batches import BatchLedger
 from gasp.store._frames import (
     SAMPLES_TRAILING_COLUMNS,
     SCORES_TRAILING_COLUMNS,
@@ -353,6 +354,10 @@ class RunStore:
         parse_json_column(frame, "counts")
         frame["n_samples"] = frame["n_samples"].astype("int64")
         return self._item_table().attach(frame)
+
+    def batch_ledger(self) -> BatchLedger:
+        """The store's record of provider batches (``--batch``; docs/batch.md)."""
+        return BatchLedger(self._conn, self._kinds)
 
     # -- sessions ------------------------------------------------------------------
 

@@ -21,7 +21,8 @@ Asked for ``logprobs`` (with ``top_logprobs``), a chat completion carries
 highest entries, highest first; the generated token is the highest entry. The
 legacy ``/v1/completions`` endpoint (a ``prompt`` instead of ``messages``)
 answers the same way with ``choices[0].logprobs.top_logprobs[0]``. Faults are
-injected on both endpoints alike.
+injected on both endpoints alike. The batch API's endpoints are served by
+``server.batch`` (:mod:`gasp.testing._fake_batch`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
+from gasp.testing._fake_batch import FakeBatchAPI
 
 FAULT_KINDS = (
     "rate_limit",
@@ -162,6 +164,8 @@ class FakeOpenAIServer:
         self._runner: web.AppRunner | None = None
         self._port: int | None = None
         self._bind_port = port
+        #: The batch endpoints, their controls and counters.
+        self.batch = FakeBatchAPI(self)
 
     # -- lifecycle --------------------------------------------------------------
 
@@ -242,6 +246,7 @@ class FakeOpenAIServer:
         app.router.add_post("/v1/chat/completions", self._chat)
         app.router.add_post("/v1/completions", self._chat)
         app.router.add_get("/v1/models", self._list_models)
+        self.batch.add_routes(app)
         runner = web.AppRunner(app, access_log=None, handler_cancellation=True)
         await runner.setup()
         site = web.TCPSite(runner, "127.0.0.1", self._bind_port, shutdown_timeout=0.5)
