@@ -29,7 +29,7 @@ from gasp.report._assets import REPORT_CSS, REPORT_JS
 
 # Keys whose values are never shown (manifests may carry backend options).
 _SECRET_KEY = re.compile(
-    r"(api[_-]?key|secret|token|password|passwd|authorization|credential)", re.I
+    r"(api[_-]?key|secret|token$|password|passwd|authorization|credential)", re.I
 )
 _SLUG = re.compile(r"[^a-z0-9]+")
 
