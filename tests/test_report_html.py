@@ -369,6 +369,16 @@ def test_secrets_are_redacted(rendered: Path) -> None:
     }
 
 
+def test_decoding_settings_are_not_taken_for_secrets() -> None:
+    shown = redact({"max_tokens": 80, "hf_token": "t", "access_token": "u", "n_tokens": 3})
+    assert shown == {
+        "max_tokens": 80,
+        "hf_token": "[redacted]",
+        "access_token": "[redacted]",
+        "n_tokens": 3,
+    }
+
+
 def test_words_link_to_examples(rendered: Path) -> None:
     page = rendered.read_text(encoding="utf-8")
     for word in ("empathy", "basketball", "resilience", "shes"):

@@ -19,6 +19,7 @@ from gasp.cli import (
     _probe,  # noqa: F401
     _run,  # noqa: F401
     _studies,  # noqa: F401
+    _tour,  # noqa: F401
     _version,  # noqa: F401
 )
 from gasp.cli._app import app

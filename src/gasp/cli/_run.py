@@ -8,11 +8,8 @@ recompute from it. The study's registered type does the study-specific steps.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -20,72 +17,17 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError, DataError, GaspError
-from gasp.io import RunPaths, run_folder_paths
-from gasp.runner import RunOptions, check_batch_model, generate, summary_table
-from gasp.studies import StudyType
-
-T = TypeVar("T")
+from gasp.cli._steps import Step, StudyRun, run_steps
+from gasp.errors import ConfigError
+from gasp.io import run_folder_paths
+from gasp.runner import check_batch_model
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
 STEP_FAILED_EXIT_CODE = 1
 
 
-class Step(StrEnum):
-    """The steps of ``gasp run``."""
-
-    generate = "generate"
-    analyze = "analyze"
-    probe = "probe"
-    report = "report"
-
-
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "run"
-
-
-def _timed(console: Console, index: int, total: int, title: str, fn: Callable[[], T]) -> T:
-    console.rule(f"[bold]{index}/{total} {title}")
-    start = time.perf_counter()
-    result = fn()
-    console.print(f"[green]done[/green] {title.lower()} in {time.perf_counter() - start:.1f} s")
-    return result
-
-
-def _generate(
-    paths: RunPaths, generation: gen.GenerationOptions, model: str, console: Console
-) -> bool:
-    """Generate into the run store; False when some samples failed after retries."""
-    options: RunOptions = generation.run_options(progress=True)
-    summary = generate(generation.build_study(), model, paths.store, options, console=console)
-    console.print(summary_table(summary))
-    if summary.stopped:
-        raise DataError(f"generation stopped ({summary.stopped}); run the same command to continue")
-    if not summary.complete:
-        console.print(
-            f"[yellow]{summary.failed} sample(s) failed after retries; the analysis uses the "
-            "others (run the same command again to retry them)[/yellow]"
-        )
-        return False
-    return True
-
-
-def _analyze(study: StudyType, paths: RunPaths, options: dict[str, Any], console: Console) -> None:
-    if paths.store is None or not paths.store.is_file():
-        raise DataError(f"no run store at {paths.store}; run the generate step first")
-    outcome = study.analyze(paths.store, paths.results, options)
-    for line in outcome.get("lines", ()):
-        console.print(line)
-
-
-def _probe(study: StudyType, paths: RunPaths, options: dict[str, Any], console: Console) -> bool:
-    """The study's probe step; False when it failed."""
-    try:
-        console.print(study.probe(paths.results, options))
-    except GaspError as exc:
-        console.print(f"[red]probe failed: {exc}[/red]")
-        return False
-    return True
 
 
 @app.command("run")
@@ -191,43 +133,11 @@ def run_command(
     skipped = set(skip or [])
     steps = [s for s in Step if s not in skipped]
     console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
-    ok = True
-    for index, step in enumerate(steps, start=1):
-        if step is Step.generate:
-            ok &= _timed(
-                console,
-                index,
-                len(steps),
-                "Generate",
-                lambda: _generate(paths, generation, model, console),
-            )
-        elif step is Step.analyze:
-            _timed(
-                console,
-                index,
-                len(steps),
-                "Analyze",
-                lambda: _analyze(study_type, paths, analysis, console),
-            )
-        elif step is Step.probe:
-            ok &= _timed(
-                console,
-                index,
-                len(steps),
-                "Probe",
-                lambda: _probe(study_type, paths, probe, console),
-            )
-        else:
-            path = _timed(
-                console,
-                index,
-                len(steps),
-                "Report",
-                lambda: study_type.report(paths.results, paths.report, report),
-            )
-            console.print(f"[bold]Report:[/bold] {path}")
-            typer.echo(str(path))
-    if not ok:
+    run = StudyRun(study_type, model, paths, generation, analysis, probe, report)
+    outcome = run_steps(run, steps, console)
+    if outcome.report is not None:
+        typer.echo(str(outcome.report))
+    if not outcome.ok:
         raise typer.Exit(STEP_FAILED_EXIT_CODE)
 
 

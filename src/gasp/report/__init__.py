@@ -24,13 +24,16 @@ from gasp.report._html import (
     redact,
     word_button,
 )
+from gasp.report._index import INDEX_FILE, IndexEntry, write_index
 from gasp.report._options import REPORT_FILE, ReportOptions
 from gasp.report._probe_page import ProbeView, probe_page
 from gasp.report._sections import add_manifest, add_other_tables, page_examples
 from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
+    "INDEX_FILE",
     "REPORT_FILE",
+    "IndexEntry",
     "ProbeView",
     "ReportOptions",
     "ReportWriter",
@@ -54,4 +57,5 @@ __all__ = [
     "rules",
     "save_figure",
     "word_button",
+    "write_index",
 ]

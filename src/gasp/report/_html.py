@@ -29,7 +29,7 @@ from gasp.report._assets import REPORT_CSS, REPORT_JS
 
 # Keys whose values are never shown (manifests may carry backend options).
 _SECRET_KEY = re.compile(
-    r"(api[_-]?key|secret|token|password|passwd|authorization|credential)", re.I
+    r"(api[_-]?key|secret|token$|password|passwd|authorization|credential)", re.I
 )
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -151,6 +151,8 @@ class TableStyle:
     share_columns: Sequence[str] = ()
     percent: bool = False
     max_rows: int = 1000
+    #: What an empty table says instead (why it is empty, what fills it).
+    empty: str = "This table is empty for this run."
 
 
 def html_table(
@@ -167,7 +169,7 @@ def html_table(
     """
     style = style or TableStyle()
     if df is None or df.empty:
-        return '<p class="empty">This table is empty for this run.</p>'
+        return f'<p class="empty">{escape(style.empty)}</p>'
     words = frozenset(w.lower() for w in known_words) if known_words is not None else None
     shown = df.head(style.max_rows)
     cols = list(shown.columns)

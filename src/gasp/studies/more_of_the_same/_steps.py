@@ -10,6 +10,7 @@ from typing import Any
 from gasp.errors import DataError
 from gasp.studies import reject_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
+from gasp.studies.more_of_the_same._tables import PROBE_CLUSTERS, PROBE_SILHOUETTE, PROBE_SKIPPED
 
 #: Analysis options this study reads.
 ANALYSIS_OPTIONS = {
@@ -72,7 +73,12 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
             seed=int(options.get("seed") or 0),
         )
     except DataError as exc:
+        for name in (PROBE_CLUSTERS, PROBE_SILHOUETTE):
+            audit.tables.pop(name, None)
+        audit.meta[PROBE_SKIPPED] = str(exc)
+        audit.save(results)
         return f"probe: nothing to cluster ({exc})"
+    audit.meta.pop(PROBE_SKIPPED, None)
     audit.save(results)
     kept = result.kept_clusters()
     return f"{result.k} clusters; {kept['cluster'].nunique()} kept (Figure 5)"

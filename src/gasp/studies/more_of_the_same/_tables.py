@@ -28,6 +28,10 @@ PERCENT_CHANGE = "percent_change"  # percent change of SRB per subject between m
 PROBE_CLUSTERS = "probe_clusters"  # clusters of significant words with prevalence (Fig. 5)
 PROBE_SILHOUETTE = "probe_silhouette"  # silhouette score per k (Fig. 8)
 
+# Keys of the results' meta (not tables).
+PROBE_SKIPPED = "probe_skipped"  # why the probe found nothing to cluster, when it did not
+GENERATION_TIME = "generation_time"  # {"seconds", "samples"} of the run's generation sessions
+
 _GROUP_KEYS = ("subject", "template", "source", "gender")
 
 AUDIT_LAYOUTS: dict[str, TableLayout] = {

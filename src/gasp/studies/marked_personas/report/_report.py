@@ -5,6 +5,7 @@ Table 3 style word tables, the SVM accuracies with baselines, the JSD words, Fig
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -73,13 +74,16 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         "every unmarked group of its comparison (prior: all texts of this kind).",
     )
 
-    def table(name: str, heading: str, explanation: str, collapsed: bool = False) -> None:
+    def table(
+        name: str, heading: str, explanation: str, collapsed: bool = False, empty: str = ""
+    ) -> None:
         full = f"{kind}_{name}"
         df = results.get(full)
         if df is not None:
-            writer.table(
-                sec, full, df, heading, explanation, layout_style(results.layout(full)), collapsed
-            )
+            style = layout_style(results.layout(full))
+            if empty:
+                style = replace(style, empty=empty)
+            writer.table(sec, full, df, heading, explanation, style, collapsed and not df.empty)
 
     table(
         "word_table",
@@ -93,6 +97,11 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         "Marked Words with z-scores",
         "Every significant word, ranked by summed z-score.",
         True,
+        empty=(
+            f"No word passes the threshold against every unmarked group in these "
+            f"{summary.get('texts', '?')} {title.lower()}; Marked Words needs more texts per "
+            "group: run with a larger --n (for example --n 50)."
+        ),
     )
     acc = results.get(f"{kind}_svm_accuracy")
     if acc is not None:

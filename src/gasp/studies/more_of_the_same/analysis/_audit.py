@@ -180,6 +180,7 @@ def analyze_run(
         samples = store.samples(include_errors=True)
         manifest = store.manifest() if store.has_manifest() else {}
         study = _study_of(manifest)
+        sessions = store.sessions()
     finally:
         store.close()
     load_s = round(time.perf_counter() - start, 4)
@@ -192,11 +193,23 @@ def analyze_run(
     study_spec = manifest.get("study") if isinstance(manifest, dict) else None
     if isinstance(study_spec, Mapping) and study_spec.get("name"):
         extra["study"] = str(study_spec["name"])
+    extra[names.GENERATION_TIME] = generation_time(sessions, samples)
     if config is None:
         config = analysis_config_for_run(manifest, **dict(overrides or {}))
     results = analyze_samples(samples, study, config, meta=extra)
     results.meta["timings"] = {"load": load_s, **results.meta.get("timings", {})}
     return results
+
+
+def generation_time(sessions: pd.DataFrame, samples: pd.DataFrame) -> dict[str, float]:
+    """Wall seconds of the run's finished generation sessions and the samples it holds."""
+    seconds = 0.0
+    if len(sessions) and {"started_at", "finished_at"} <= set(sessions.columns):
+        started = pd.to_datetime(sessions["started_at"], utc=True, errors="coerce")
+        finished = pd.to_datetime(sessions["finished_at"], utc=True, errors="coerce")
+        seconds = float((finished - started).dt.total_seconds().fillna(0).sum())
+    n = int(samples["text"].notna().sum()) if "text" in samples.columns else len(samples)
+    return {"seconds": round(seconds, 1), "samples": float(n)}
 
 
 def _study_of(manifest: Mapping[str, Any]) -> Any:

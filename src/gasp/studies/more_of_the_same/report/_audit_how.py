@@ -21,6 +21,7 @@ from gasp.studies.more_of_the_same._tables import (
     WORD_TABLES,
 )
 from gasp.studies.more_of_the_same.report import _figures as figs
+from gasp.studies.more_of_the_same.report._sizing import too_small_sentence
 from gasp.studies.more_of_the_same.report._srb_variants import (
     SIDE_BY_SIDE,
     side_by_side,
@@ -224,5 +225,8 @@ def add_how_section(writer: ReportWriter, results: AuditResults) -> None:
         "generations associated with women (or men) resemble the words marking generations "
         "whose prompt named women, or those that named men.",
     )
+    note = too_small_sentence(results)
+    if note:
+        sec.add_paragraph(note, cls="note")
     _srb_items(writer, results, sec)
     _word_items(writer, results, sec)

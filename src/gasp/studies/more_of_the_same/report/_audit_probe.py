@@ -14,16 +14,28 @@ from gasp.studies.more_of_the_same._tables import (
     PERCENT_CHANGE,
     PROBE_CLUSTERS,
     PROBE_SILHOUETTE,
+    PROBE_SKIPPED,
 )
 from gasp.studies.more_of_the_same.report import _figures as figs
+from gasp.studies.more_of_the_same.report._sizing import too_small_sentence
+
+
+def _probe_missing(results: AuditResults) -> str:
+    """Why these results have no probe tables, and what adds them."""
+    skipped = results.meta.get(PROBE_SKIPPED)
+    if skipped:
+        fill = too_small_sentence(results) or "More significant words fill it."
+        return f"The probe found nothing to cluster ({skipped}). {fill}"
+    return (
+        "The probe was not run on these results; `gasp probe RESULTS` (or `gasp run` without "
+        "--skip probe) adds it."
+    )
 
 
 def add_probe_section(writer: ReportWriter, results: AuditResults) -> None:
     """Figure 5 (clusters and their prevalence) and Figure 8 (silhouette curve)."""
     clusters = results.get(PROBE_CLUSTERS)
     sil = results.get(PROBE_SILHOUETTE)
-    if clusters is None and sil is None:
-        return
     settings = results.settings
     sec = writer.section(
         "What the differences mean",
@@ -32,6 +44,9 @@ def add_probe_section(writer: ReportWriter, results: AuditResults) -> None:
         "that recurring themes (for example empathy, advocacy, sports) become visible, then "
         "each cluster is counted in how many occupations it is significant for each gender.",
     )
+    if clusters is None and sil is None:
+        sec.add_paragraph(_probe_missing(results), cls="note")
+        return
     if clusters is not None:
         style = layout_style(results.layout(PROBE_CLUSTERS))
         shown = clusters

@@ -1,0 +1,150 @@
+"""The steps of one study in one run folder (generate, analyze, probe, report).
+
+``gasp run`` runs them for one study; ``gasp tour`` for every study. Each step
+prints its title and wall time; generation resumes the run store, the other steps
+recompute from it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping, Sequence
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, TypeVar
+
+from rich.console import Console
+
+from gasp.cli import _generation_options as gen
+from gasp.errors import DataError, GaspError
+from gasp.io import RunPaths
+from gasp.runner import RunOptions, generate, summary_table
+from gasp.studies import StudyType
+
+T = TypeVar("T")
+
+#: Analysis lines that only say where the results went (left out of the headline).
+_WRITTEN_LINE = "results written to "
+
+
+class Step(StrEnum):
+    """The steps of ``gasp run``."""
+
+    generate = "generate"
+    analyze = "analyze"
+    probe = "probe"
+    report = "report"
+
+
+@dataclasses.dataclass(frozen=True)
+class StudyRun:
+    """Everything the steps of one study need: what to run, on what, where, and how."""
+
+    study_type: StudyType
+    model: str
+    paths: RunPaths
+    generation: gen.GenerationOptions
+    analysis: Mapping[str, Any]
+    probe: Mapping[str, Any]
+    report: Mapping[str, Any]
+
+
+@dataclasses.dataclass
+class StepsOutcome:
+    """What the steps of one study produced."""
+
+    #: False when a step did not finish (failed samples, a failed probe).
+    ok: bool = True
+    report: Path | None = None
+    #: The analysis and probe summary lines that are plain text.
+    lines: list[str] = dataclasses.field(default_factory=list)
+    #: Wall seconds per step run.
+    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
+
+
+def _timed(
+    console: Console, index: int, total: int, title: str, fn: Callable[[], T]
+) -> tuple[T, float]:
+    console.rule(f"[bold]{index}/{total} {title}")
+    start = time.perf_counter()
+    result = fn()
+    seconds = time.perf_counter() - start
+    console.print(f"[green]done[/green] {title.lower()} in {seconds:.1f} s")
+    return result, seconds
+
+
+def _generate(run: StudyRun, console: Console) -> bool:
+    """Generate into the run store; False when some samples failed after retries."""
+    options: RunOptions = run.generation.run_options(progress=True)
+    summary = generate(
+        run.generation.build_study(), run.model, run.paths.store, options, console=console
+    )
+    console.print(summary_table(summary))
+    if summary.stopped:
+        raise DataError(f"generation stopped ({summary.stopped}); run the same command to continue")
+    if not summary.complete:
+        console.print(
+            f"[yellow]{summary.failed} sample(s) failed after retries; the analysis uses the "
+            "others (run the same command again to retry them)[/yellow]"
+        )
+        return False
+    return True
+
+
+def _analyze(run: StudyRun, console: Console) -> list[str]:
+    store = run.paths.store
+    if store is None or not store.is_file():
+        raise DataError(f"no run store at {store}; run the generate step first")
+    outcome = run.study_type.analyze(store, run.paths.results, run.analysis)
+    lines = list(outcome.get("lines", ()))
+    for line in lines:
+        console.print(line)
+    return [line for line in lines if isinstance(line, str) and not line.startswith(_WRITTEN_LINE)]
+
+
+def _probe(run: StudyRun, console: Console) -> str | None:
+    """The study's probe step: its summary line, or None when it failed."""
+    try:
+        line = run.study_type.probe(run.paths.results, run.probe)
+    except GaspError as exc:
+        console.print(f"[red]probe failed: {exc}[/red]")
+        return None
+    console.print(line)
+    return line
+
+
+def run_steps(run: StudyRun, steps: Sequence[Step], console: Console) -> StepsOutcome:
+    """Run ``steps`` of one study in order; errors the user can fix propagate."""
+    outcome = StepsOutcome()
+    total = len(steps)
+    for index, step in enumerate(steps, start=1):
+        if step is Step.generate:
+            ok, seconds = _timed(console, index, total, "Generate", lambda: _generate(run, console))
+            outcome.ok &= ok
+        elif step is Step.analyze:
+            lines, seconds = _timed(
+                console, index, total, "Analyze", lambda: _analyze(run, console)
+            )
+            outcome.lines.extend(lines)
+        elif step is Step.probe:
+            line, seconds = _timed(console, index, total, "Probe", lambda: _probe(run, console))
+            if line is None:
+                outcome.ok = False
+            elif line:
+                outcome.lines.append(line)
+        else:
+            path, seconds = _timed(
+                console,
+                index,
+                total,
+                "Report",
+                lambda: run.study_type.report(run.paths.results, run.paths.report, run.report),
+            )
+            console.print(f"[bold]Report:[/bold] {path}")
+            outcome.report = path
+        outcome.seconds[step.value] = seconds
+    return outcome
+
+
+__all__ = ["Step", "StepsOutcome", "StudyRun", "run_steps"]
