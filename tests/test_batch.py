@@ -18,8 +18,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from _cli import gasp_exit_code
 from gasp.backends import BatchClient
-from gasp.cli import main
 from gasp.errors import BackendError, ConfigError
 from gasp.runner import BatchOptions, Item, RequestKind, RunOptions, StudyPlan, generate
 from gasp.store import RunStore
@@ -329,23 +329,14 @@ def test_a_store_written_before_the_batches_table_gets_it(tmp_path: Path) -> Non
     assert len(_batch_lines(server)[0]) == 4 and len(_texts(path)) == 6
 
 
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def test_dry_run_prints_the_batch_price_half_the_listed_one(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     args = ["generate", "-m", "openai/gpt-4o-mini", "--dry-run", "--n", "200",
             "--occupations", "nurse,pilot"]  # fmt: skip
-    assert _gasp(monkeypatch, *args) == 0
+    assert gasp_exit_code(monkeypatch, *args) == 0
     listed = capsys.readouterr().out
-    assert _gasp(monkeypatch, *args, "--batch") == 0
+    assert gasp_exit_code(monkeypatch, *args, "--batch") == 0
     batch = capsys.readouterr().out
     assert "batch API: half the listed price" in batch and "batch API" not in listed
 
@@ -367,7 +358,7 @@ def test_batch_on_a_model_without_a_batch_api_is_one_line_exit_2(
 ) -> None:
     paths = {"{out}": str(tmp_path / "r.sqlite"), "{folder}": str(tmp_path / "run")}
     args = [paths.get(a, a) for a in command]
-    code = _gasp(monkeypatch, *args, "-m", model, "--batch", "--occupations", "nurse")
+    code = gasp_exit_code(monkeypatch, *args, "-m", model, "--batch", "--occupations", "nurse")
     err = capsys.readouterr().err.strip()
     assert code == 2
     assert err.count("\n") == 0 and "--batch needs a model behind a batch API" in err

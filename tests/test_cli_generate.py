@@ -2,32 +2,24 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from gasp.cli import main
+from _cli import gasp_exit_code
 from gasp.store import RunStore
 from gasp.testing import FakeOpenAIServer
 
 SMALL = ["--occupations", "nurse", "--n", "3", "--templates", "persona", "--quiet"]
 
 
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     path = tmp_path / "runs" / "small.sqlite"
-    code = _gasp(monkeypatch, "generate", "--model", "mock/personas", "--out", str(path), *SMALL)
+    code = gasp_exit_code(
+        monkeypatch, "generate", "--model", "mock/personas", "--out", str(path), *SMALL
+    )
     assert code == 0
     return path
 
@@ -44,7 +36,7 @@ def test_generate_creates_a_complete_store_and_rerun_resumes(
     assert manifest["model"]["spec"] == "mock/personas"
     assert manifest["decoding"]["max_tokens"] == 256
     capsys.readouterr()
-    code = _gasp(
+    code = gasp_exit_code(
         monkeypatch, "generate", "--model", "mock/personas", "--out", str(store),
         "--occupations", "nurse", "--n", "3", "--templates", "persona",
     )  # fmt: skip
@@ -88,7 +80,7 @@ def test_bad_input_prints_one_line_exits_2_and_leaves_the_store_untouched(
     capsys.readouterr()
     base = ["generate", "--model", "mock/personas", "--out", str(store), *SMALL]
     # later options override the earlier ones of SMALL
-    code = _gasp(monkeypatch, *base, *args)
+    code = gasp_exit_code(monkeypatch, *base, *args)
     err = capsys.readouterr().err
     assert code == 2
     lines = [line for line in err.splitlines() if line.strip()]
@@ -103,7 +95,9 @@ def test_broken_study_file_exits_2_before_any_store(
     study = tmp_path / "broken.toml"
     study.write_text('name = "x"\nsubjects = ["nurse"]\n[templates]\np = "no placeholder"\n')
     out = tmp_path / "r.sqlite"
-    code = _gasp(monkeypatch, "generate", str(study), "-m", "mock/personas", "--out", str(out))
+    code = gasp_exit_code(
+        monkeypatch, "generate", str(study), "-m", "mock/personas", "--out", str(out)
+    )
     assert code == 2
     assert "lacks the placeholder [OCCUPATION]" in capsys.readouterr().err
     assert not out.exists()
@@ -113,7 +107,7 @@ def test_dry_run_prints_the_plan_and_writes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "r.sqlite"
-    code = _gasp(
+    code = gasp_exit_code(
         monkeypatch, "generate", "--model", "openai/gpt-4o-mini", "--dry-run", "--n", "10",
         "--occupations", "nurse,pilot", "--out", str(out),
     )  # fmt: skip
@@ -130,11 +124,11 @@ def test_max_requests_stops_cleanly_and_the_same_command_finishes(
 ) -> None:
     out = tmp_path / "r.sqlite"
     args = ["generate", "-m", "mock/personas", "--out", str(out), *SMALL]
-    assert _gasp(monkeypatch, *args, "--max-requests", "5") == 0
+    assert gasp_exit_code(monkeypatch, *args, "--max-requests", "5") == 0
     assert "stopped: --max-requests 5 reached" in capsys.readouterr().err
     with RunStore.open(out) as run:
         assert run.count_samples() == 5
-    assert _gasp(monkeypatch, *args) == 0
+    assert gasp_exit_code(monkeypatch, *args) == 0
     with RunStore.open(out) as run:
         assert run.count_samples() > 5
         assert set(run.item_states()["status"]) <= {"complete", "skipped", "capped"}
@@ -146,14 +140,14 @@ def test_occupations_file_and_export(
     occupations = tmp_path / "occ.csv"
     occupations.write_text("occupation,bls_pct_female\nowl keeper,33.3\n")
     out = tmp_path / "r.sqlite"
-    code = _gasp(
+    code = gasp_exit_code(
         monkeypatch, "generate", "-m", "mock/personas", "--out", str(out), "--quiet",
         "--occupations-file", str(occupations), "--n", "2", "--conditions", "woman,man",
     )  # fmt: skip
     assert code == 0
     for suffix in (".csv", ".parquet", ".jsonl"):
         target = tmp_path / f"samples{suffix}"
-        assert _gasp(monkeypatch, "export", str(out), str(target)) == 0
+        assert gasp_exit_code(monkeypatch, "export", str(out), str(target)) == 0
     frame = pd.read_csv(tmp_path / "samples.csv")
     assert len(frame) == 2 * 2 * 2
     assert set(frame["prompt"]) == {
@@ -163,7 +157,7 @@ def test_occupations_file_and_export(
         "Describe an owl keeper who is a man as if you are writing a biography",
     }
     assert len(pd.read_parquet(tmp_path / "samples.parquet")) == 8
-    assert _gasp(monkeypatch, "export", str(out), str(tmp_path / "x.xlsx")) == 2
+    assert gasp_exit_code(monkeypatch, "export", str(out), str(tmp_path / "x.xlsx")) == 2
 
 
 def test_api_key_never_reaches_the_output_or_the_store(
@@ -175,7 +169,7 @@ def test_api_key_never_reaches_the_output_or_the_store(
     with FakeOpenAIServer(
         fault_rate=0.2, seed=2, api_key=secret, faults=["server_error", "rate_limit"]
     ) as server:
-        code = _gasp(
+        code = gasp_exit_code(
             monkeypatch, "generate", "-m", "openai-compatible/fake", "--out", str(out),
             "--base-url", server.base_url, "--api-key-env", "GASP_CLI_KEY",
             "--occupations", "nurse", "--n", "2", "--templates", "persona",

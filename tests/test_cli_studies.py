@@ -9,25 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from gasp.cli import main
+from _cli import gasp_exit_code
 from gasp.errors import ConfigError
 from gasp.store import RunStore
 from gasp.studies import get_study_type, study_names, study_type_for, study_type_of_manifest
 
 
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def test_gasp_studies_lists_every_registered_study_with_a_description(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert _gasp(monkeypatch, "studies") == 0
+    assert gasp_exit_code(monkeypatch, "studies") == 0
     out = capsys.readouterr().out
     for name in study_names():
         assert name in out
@@ -37,7 +28,7 @@ def test_gasp_studies_lists_every_registered_study_with_a_description(
 def test_unknown_study_is_one_error_line_and_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    code = _gasp(monkeypatch, "run", "no-such-study", "--out", str(tmp_path / "r"))
+    code = gasp_exit_code(monkeypatch, "run", "no-such-study", "--out", str(tmp_path / "r"))
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "no-such-study" in err[0]
     assert not (tmp_path / "r").exists()
@@ -71,15 +62,15 @@ def test_model_option_reaches_the_backend_with_its_validation(
     out = tmp_path / "r.sqlite"
     args = ["generate", "--model", "mock/personas", "--occupations", "nurse", "--n", "2",
             "--conditions", "woman", "--out", str(out), "--quiet"]  # fmt: skip
-    assert _gasp(monkeypatch, *args, "--model-option", "female_share=0.9") == 0
+    assert gasp_exit_code(monkeypatch, *args, "--model-option", "female_share=0.9") == 0
     with RunStore.open(out) as store:
         assert store.count_samples() == 4
     other = tmp_path / "o.sqlite"
     args[args.index(str(out))] = str(other)
-    code = _gasp(monkeypatch, *args, "--model-option", "no_such_option=1")
+    code = gasp_exit_code(monkeypatch, *args, "--model-option", "no_such_option=1")
     err = capsys.readouterr().err
     assert code == 2 and "no_such_option" in err and not other.exists()
-    code = _gasp(monkeypatch, *args, "--model-option", "novalue")
+    code = gasp_exit_code(monkeypatch, *args, "--model-option", "novalue")
     assert code == 2 and "KEY=VALUE" in capsys.readouterr().err
 
 
@@ -95,7 +86,9 @@ def test_study_options_are_checked_against_the_study(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "r.sqlite"
-    code = _gasp(monkeypatch, "generate", "--out", str(out), "--study-option", "colour=blue")
+    code = gasp_exit_code(
+        monkeypatch, "generate", "--out", str(out), "--study-option", "colour=blue"
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "no option 'colour'" in err[0]
     assert not out.exists()
@@ -106,9 +99,9 @@ def test_a_table_of_generations_needs_its_study_named(
 ) -> None:
     table = tmp_path / "texts.csv"
     table.write_text("text\nShe is a nurse.\n", encoding="utf-8")
-    assert _gasp(monkeypatch, "analyze", str(table)) == 2
+    assert gasp_exit_code(monkeypatch, "analyze", str(table)) == 2
     assert "--study" in capsys.readouterr().err
-    assert _gasp(monkeypatch, "analyze", str(table), "--study", "more-of-the-same") == 2
+    assert gasp_exit_code(monkeypatch, "analyze", str(table), "--study", "more-of-the-same") == 2
     assert "cannot analyse a table" in capsys.readouterr().err
 
 
@@ -125,7 +118,7 @@ def test_a_failed_step_makes_gasp_run_exit_non_zero(
     out = tmp_path / "run"
     args = ["run", "-m", "mock/personas", "--quick", "--n", "4", "--out", str(out),
             "--bootstrap", "0", "--permutations", "0"]  # fmt: skip
-    code = _gasp(monkeypatch, *args)
+    code = gasp_exit_code(monkeypatch, *args)
     captured = capsys.readouterr()
     assert code == 1 and "probe failed: the embeddings file is unreadable" in captured.err
     assert (out / "report" / "report.html").is_file()  # the later steps still ran

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from _cli import gasp_exit_code
 from gasp.backends import RetryPolicy
-from gasp.cli import main
 from gasp.runner import FixedN, Item, RunOptions, StudyPlan, generate
 from gasp.store import RunStore
 from gasp.testing import FakeOpenAIServer
@@ -136,15 +136,6 @@ def test_a_run_spreads_over_the_fleet_and_survives_a_server_going_away(
     assert session["endpoints"][2]["drained"] == flaky_counts.drained
 
 
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def test_gasp_generate_with_three_base_urls_prints_each_servers_counts(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -158,7 +149,7 @@ def test_gasp_generate_with_three_base_urls_prints_each_servers_counts(
     monkeypatch.setenv("COLUMNS", "200")
     out = tmp_path / "cli.sqlite"
     outage.start()
-    code = _gasp(
+    code = gasp_exit_code(
         monkeypatch, "generate", "-m", "openai-compatible/fake-model", "--out", str(out),
         "--base-url", urls[0], "--base-url", urls[1], "--base-url", urls[2],
         "--occupations", "nurse", "--n", "30", "--templates", "persona",

@@ -5,7 +5,6 @@ statistics beyond the paper, approximate backends, the command line and the comp
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from gasp.cli import main
+from _cli import gasp_exit_code
 from gasp.errors import ConfigError
 from gasp.results import AuditResults
 from gasp.runner import RunOptions, generate
@@ -36,15 +35,6 @@ TABLE = {
     "woman": 0.04, "him": 0.02, "her": 0.02, "them": 0.02, "neutral": 0.01, "non": 0.02,
     "nonbinary": 0.005, "-": 0.05, "binary": 0.05,
 }  # fmt: skip
-
-
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def test_the_jobs_of_table_4_with_their_bls_shares_and_the_paper_s_group_averages() -> None:
@@ -274,7 +264,7 @@ def test_gasp_run_quick_on_mock_scoring_then_report_and_compare(
     for mode in ("raw", "chat"):
         out = tmp_path / mode
         args = ["run", "occugender", "--quick", "-m", "mock/scoring", "--out", str(out)]
-        assert _gasp(monkeypatch, *args, "--study-option", f"mode={mode}") == 0
+        assert gasp_exit_code(monkeypatch, *args, "--study-option", f"mode={mode}") == 0
         runs.append(out)
         results = AuditResults.load(out / "results")
         assert set(results["jobs"]["job"]) == {
@@ -287,7 +277,9 @@ def test_gasp_run_quick_on_mock_scoring_then_report_and_compare(
             assert (out / "report" / "tables" / f"{name}.csv").is_file()
         for ext in ("png", "svg"):
             assert (out / "report" / "figures" / f"jobs_vs_bls.{ext}").is_file()
-    assert _gasp(monkeypatch, "compare", *map(str, runs), "--out", str(tmp_path / "cmp")) == 0
+    assert (
+        gasp_exit_code(monkeypatch, "compare", *map(str, runs), "--out", str(tmp_path / "cmp")) == 0
+    )
     comparison = AuditResults.load(tmp_path / "cmp")
     table = comparison["comparison"]
     assert list(table["run"].unique()) == ["raw", "chat"] and set(table["mode"]) == {"raw", "chat"}

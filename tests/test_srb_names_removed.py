@@ -15,7 +15,6 @@ z > 1.0 lets noise words through, which gives the name-free variant scores to te
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,8 +22,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _cli import gasp_exit_code
 from gasp.backends import PersonaMix, persona_text
-from gasp.cli import main
 from gasp.results import AuditResults
 from gasp.studies.more_of_the_same.analysis import AnalysisConfig, NameFilter
 from gasp.testing import FakeOpenAIServer
@@ -36,21 +35,12 @@ OCCUPATIONS = (
 N = 60
 
 
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
-
-
 def _generate(
     tmp: Path, monkeypatch: pytest.MonkeyPatch, text: Callable[[str, np.random.Generator], str]
 ) -> Path:
     store = tmp / "run.sqlite"
     with FakeOpenAIServer(seed=3, text=text) as server:
-        code = _gasp(
+        code = gasp_exit_code(
             monkeypatch, "generate", "-m", "openai-compatible/fake", "--out", str(store),
             "--base-url", server.base_url, "--occupations", ",".join(OCCUPATIONS),
             "--n", str(N), "--templates", "persona", "--conditions", "unspecified,woman,man",
@@ -62,7 +52,7 @@ def _generate(
 
 def _analyze(store: Path, monkeypatch: pytest.MonkeyPatch, *options: str) -> AuditResults:
     results = store.parent / f"results{len(options)}"
-    code = _gasp(
+    code = gasp_exit_code(
         monkeypatch, "analyze", str(store), "--out", str(results),
         "--bootstrap", "0", "--permutations", "0", *options,
     )  # fmt: skip
@@ -157,7 +147,7 @@ def test_the_report_shows_both_variants_and_why_a_test_is_undefined(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     out = null_dir / "report0"
-    assert _gasp(monkeypatch, "report", str(null_dir / "results0"), "--out", str(out)) == 0
+    assert gasp_exit_code(monkeypatch, "report", str(null_dir / "results0"), "--out", str(out)) == 0
     page = (out / "report.html").read_text(encoding="utf-8")
     assert "the paper&#x27;s SRB and SRB without names" in page or "SRB without names" in page
     assert "comes from names and gender words, not from describing words" in page

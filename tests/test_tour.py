@@ -4,24 +4,14 @@ reports; a failing study is shown as failed while the others run; resumable."""
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-from gasp.cli import main
+from _cli import gasp_exit_code
 from gasp.report import IndexEntry, write_index
 from gasp.store import RunStore
 from gasp.studies import get_study_type
-
-
-def _gasp(monkeypatch: pytest.MonkeyPatch, *args: str) -> int:
-    monkeypatch.setattr(sys, "argv", ["gasp", *args])
-    try:
-        main()
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return 0
 
 
 def _links(index: Path) -> dict[str, Path]:
@@ -40,7 +30,7 @@ def test_tour_links_every_report_and_shows_a_failed_study(
     args = ["tour", "-m", "mock/personas", "--out", str(out)]
     for name in studies:
         args += ["--study", name]
-    code = _gasp(monkeypatch, *args)
+    code = gasp_exit_code(monkeypatch, *args)
     captured = capsys.readouterr()
     index = out / "index.html"
     # occugender needs scoring, which mock/personas cannot do: the tour says so and goes on.
@@ -63,10 +53,10 @@ def test_a_second_tour_resumes_instead_of_generating_again(
 ) -> None:
     out = tmp_path / "tour"
     args = ["tour", "-m", "mock/personas", "--out", str(out), "--study", "pronoun-pairs"]
-    assert _gasp(monkeypatch, *args) == 0
+    assert gasp_exit_code(monkeypatch, *args) == 0
     with RunStore.open(out / "pronoun-pairs" / "run.sqlite") as store:
         first = store.samples()
-    assert _gasp(monkeypatch, *args) == 0
+    assert gasp_exit_code(monkeypatch, *args) == 0
     with RunStore.open(out / "pronoun-pairs" / "run.sqlite") as store:
         second = store.samples()
         sessions = store.sessions()
@@ -91,7 +81,7 @@ def test_a_bad_command_line_is_one_error_line_and_exit_2(
     needle: str,
 ) -> None:
     out = tmp_path / "tour"
-    code = _gasp(monkeypatch, "tour", "--out", str(out), *args)
+    code = gasp_exit_code(monkeypatch, "tour", "--out", str(out), *args)
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and needle in err[0]
     assert not out.exists()
