@@ -44,8 +44,10 @@ class MethodChoice(StrEnum):
 
 
 class KRuleChoice(StrEnum):
-    """How k is read from the silhouette curve."""
+    """How k is chosen: stability across word subsamples, or from the silhouette curve."""
 
+    stability = "stability"
+    paper = "paper"
     gap = "gap"
     max = "max"
 
@@ -116,8 +118,12 @@ def probe_command(
     k_max: Annotated[int, typer.Option(help="Largest k of the silhouette grid.")] = 60,
     k_step: Annotated[int, typer.Option(help="Step of the silhouette grid.")] = 1,
     k_rule: Annotated[
-        KRuleChoice, typer.Option(help="gap: largest fall to the next k (paper); max: best score.")
-    ] = KRuleChoice.gap,
+        KRuleChoice,
+        typer.Option(
+            help="stability: most reproducible k over 80% word subsamples (default); paper "
+            "(alias gap): largest silhouette fall to the next k; max: best silhouette."
+        ),
+    ] = KRuleChoice.stability,
     seed: Annotated[int, typer.Option(help="Seed of k-means and the silhouette sample.")] = 0,
     min_subjects: Annotated[int, typer.Option(help="Subjects a kept cluster needs.")] = 3,
     min_ratio: Annotated[float, typer.Option(help="Prevalence ratio a kept cluster needs.")] = 1.5,

@@ -193,10 +193,16 @@ def k_rule(settings: Mapping[str, Any]) -> str:
     chosen = f" (k = {k})" if k is not None else ""
     if probe.get("k_fixed") is not None:
         return f"The number of clusters was fixed at {probe['k_fixed']}."
-    if rule == "gap":
+    if rule in ("gap", "paper"):
         return (
             "The number of clusters k is the one after which the silhouette score falls most "
-            f"(the largest gap to the next k){chosen}."
+            f"(the largest gap to the next k, the paper's rule){chosen}."
+        )
+    if rule == "stability":
+        return (
+            "The number of clusters k is the one whose k-means clusterings agree most across "
+            "random 80% subsamples of the words (mean pairwise adjusted Rand index on the "
+            f"shared words; near ties go to the higher silhouette score){chosen}."
         )
     if rule == "max":
         return f"The number of clusters k is the one with the highest silhouette score{chosen}."
