@@ -13,19 +13,24 @@ Rules choosing k (``k_rule``; a grid of one k picks that k):
 chosen k is the ``k_i`` (``i < m``) with the largest gap, the last k before the
 steepest fall of the curve. Ties go to the smaller k.
 
-``max``: the k with the largest silhouette.
+``max`` (the default): the k with the largest silhouette.
 
-``stability`` (the default): the k whose clusterings agree most across subsamples of
-the words (mean pairwise adjusted Rand index, :mod:`gasp.probe._stability`); scores
-within ``STABILITY_TIE`` of the best count as tied and the tie goes to the larger
-silhouette. On planted structures it recovers the planted k far more often than the
-other two (``bench/bench_probe_k.py``, ``docs/probe-k.md``); it costs
-``n_resamples`` more k-means fits per k.
+``stability``: the k whose clusterings agree most across subsamples of the words
+(mean pairwise adjusted Rand index, :mod:`gasp.probe._stability`); scores within
+``STABILITY_TIE`` of the best count as tied and the tie goes to the larger silhouette.
+It costs ``n_resamples`` more k-means fits per k.
+
+On planted structures of known k (``bench/bench_probe_k.py``, ``docs/probe-k.md``)
+the noise of the silhouette curve comes mostly from k-means runs stuck in a poor local
+optimum: with the best of 5 k-means++ runs per k (``n_init=5``, the default) the
+largest silhouette recovers the planted k in about 93% of the structures, as the
+stability rule does at several times the cost, while the paper's rule recovers it in
+about 40% and a single run per k brings the largest silhouette down to about 60%.
 
 Vectors are scaled to unit length first, so the Euclidean geometry of k-means and
 of the silhouette follows the cosine similarity of the embeddings. Each fit uses
-``init="k-means++"`` and ``n_init`` runs (default 1, scikit-learn's own default for
-k-means++; with more, the run with the lowest inertia is kept). The silhouette is
+``init="k-means++"`` and keeps the best (lowest inertia) of ``n_init`` runs (default
+5; scikit-learn's own default for k-means++ is 1). The silhouette is
 computed on a random sample of ``sample_size`` words (2,000; the same sample for
 every k), on all words when there are fewer.
 
@@ -58,7 +63,7 @@ KRule = Literal["stability", "paper", "gap", "max"]
 K_RULES: tuple[str, ...] = ("stability", "paper", "max", "gap")
 
 #: Stability scores within this much of the best are tied (the tie goes to the silhouette).
-STABILITY_TIE = 0.02
+STABILITY_TIE = 0.05
 
 #: Largest k of the default grid (the grid stops earlier when there are fewer words).
 DEFAULT_MAX_K = 60
@@ -77,8 +82,8 @@ class ClusteringConfig:
     k_min: int = 2
     k_max: int = DEFAULT_MAX_K
     k_step: int = 1
-    k_rule: KRule = "stability"
-    n_init: int = 1
+    k_rule: KRule = "max"
+    n_init: int = 5
     n_resamples: int = DEFAULT_RESAMPLES
     resample_fraction: float = DEFAULT_FRACTION
     sample_size: int | None = 2000
@@ -253,6 +258,7 @@ def _cluster(
                 rng=np.random.default_rng(sample_seed),
                 n_resamples=cfg.n_resamples,
                 fraction=cfg.resample_fraction,
+                n_init=cfg.n_init,
                 max_iter=cfg.max_iter,
             )
         chosen = choose_k(grid, scores, cfg.k_rule, stability)

@@ -23,10 +23,9 @@ from sklearn.metrics import adjusted_rand_score
 
 from gasp.errors import ConfigError
 
-#: Subsamples per k, share of the words in each, and k-means runs per fit.
+#: Subsamples per k and share of the words in each.
 DEFAULT_RESAMPLES = 6
 DEFAULT_FRACTION = 0.8
-DEFAULT_STABILITY_INIT = 3
 
 
 def stability_scores(
@@ -36,7 +35,7 @@ def stability_scores(
     rng: np.random.Generator,
     n_resamples: int = DEFAULT_RESAMPLES,
     fraction: float = DEFAULT_FRACTION,
-    n_init: int = DEFAULT_STABILITY_INIT,
+    n_init: int = 5,
     max_iter: int = 300,
 ) -> np.ndarray:
     """Mean pairwise adjusted Rand index of k-means on subsamples of ``x``, per k of ``grid``.
