@@ -4,6 +4,7 @@ by chance, on null corpora (nothing planted) and planted ones."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -24,7 +25,7 @@ from gasp.stats import (
 from gasp.studies.more_of_the_same._steps import analysis_overrides
 from gasp.studies.more_of_the_same.analysis import AnalysisConfig, analyze_samples
 from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
-from gasp.text import PRONOUNS, count_words
+from gasp.text import PRONOUNS
 
 STUDY = {"fdr_alpha": 0.05, "fdr_scope": "study"}
 NOT_NOISE = PRONOUNS | {"nonbinary"}
@@ -168,9 +169,26 @@ def test_rule_scope_settings() -> None:
     assert overrides["fdr_alpha"] == 0.05 and overrides["fdr_scope"] == "study"
 
 
-def test_marked_personas_study_fdr_over_every_comparison() -> None:
-    from gasp.studies.marked_personas._analysis import Settings, chance_table, marked_tables
+def test_more_of_the_same_report_shows_the_chance_count(
+    null_runs: dict[str, AuditResults], tmp_path: Path
+) -> None:
+    from gasp.studies.more_of_the_same.report import render_run_report
+
+    results = null_runs["study"]
+    results.meta["study_kind"] = "more-of-the-same"
+    folder = results.save(tmp_path / "run.results")
+    html = render_run_report(folder, tmp_path / "report").read_text()
+    assert "How many marked words chance alone would give" in html
+    assert "over every word, subject and comparison of the study at once" in html
+    total = results["chance_marked_words"].iloc[-1]
+    assert f"ran {int(total['n_tests']):,} tests" in html
+    assert (tmp_path / "report" / "tables" / "chance_marked_words.csv").is_file()
+
+
+def test_marked_personas_study_fdr_over_every_comparison(tmp_path: Path) -> None:
+    from gasp.studies.marked_personas import analyze_frame
     from gasp.studies.marked_personas._model import load_study
+    from gasp.studies.marked_personas.report import render_results
 
     study = load_study("marked-personas")
     rng = np.random.default_rng(2)
@@ -182,20 +200,24 @@ def test_marked_personas_study_fdr_over_every_comparison() -> None:
                 words = list(rng.choice(vocab, size=30))
                 if race == "a Black":
                     words += ["planted"] * 2
-                rows.append({"text": " ".join(words), "race": race, "gender": gender})
+                text = " ".join(words)
+                rows.append({"text": text, "prompt": "Describe.", "race": race, "gender": gender})
     frame = pd.DataFrame(rows)
-    counts = count_words(frame["text"].tolist())
-    settings = Settings(fdr=0.05, fdr_scope="study")
-    tables = marked_tables(frame, counts, study, settings)
-    rule = study_rule(settings.rule(), (t for _, t in tables))
-    chance = chance_table(tables, rule, settings.rule())
+    results = {
+        scope: analyze_frame(frame, study, {"fdr_scope": scope})
+        for scope in ("study", "comparison")
+    }
+    study_run = results["study"]
+    assert study_run.meta["settings"]["fdr"] == 0.05
+    marked = study_run["persona_marked_words"]
+    assert "planted" in set(marked.loc[marked["group"] == "Black", "word"])
+    assert (marked["word"] != "planted").sum() <= 2  # noise words marked anywhere
+    chance = study_run["persona_chance_marked_words"]
     total = chance.iloc[-1]
-    assert total["group"] == "all" and total["marked_words"] >= 1
-    marked = {c.group: set(reselect(t, rule)["word"]) for c, t in tables}
-    assert "planted" in marked["Black"]
-    noise = {w for words in marked.values() for w in words if w != "planted"}
-    assert len(noise) <= 2
-    default = chance_table(tables, Settings().rule(), Settings().rule())
-    assert default.iloc[-1]["expected_by_chance"] == pytest.approx(
-        default.iloc[-1]["n_tests"] * norm.sf(1.96)
-    )
+    assert total["group"] == "all" and total["marked_words"] == len(marked)
+    assert total["z_cutoff_low"] == total["z_cutoff_high"] > 1.96
+    default = analyze_frame(frame, study, {})["persona_chance_marked_words"].iloc[-1]
+    assert default["expected_by_chance"] == pytest.approx(default["n_tests"] * norm.sf(1.96))
+    page = render_results(study_run, tmp_path / "mp").read_text()
+    assert "How many Marked Words chance alone would give" in page
+    assert "over every test of the study at once" in page
