@@ -2,7 +2,8 @@
 
 Run: ``python bench/bench_probe.py [N_WORDS]`` (default 3000). Prints the seconds to
 embed the words, to cluster them with the silhouette grid 2..60 (step 1, silhouette
-sampled on 2,000 words, 3 k-means restarts) and the k chosen.
+sampled on 2,000 words, the default rule and k-means++ runs per k of
+:class:`gasp.probe.ClusteringConfig`) and the k chosen.
 """
 
 from __future__ import annotations

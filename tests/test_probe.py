@@ -143,7 +143,7 @@ def test_cluster_vectors_silhouette_recovers_planted_k() -> None:
     assert all(len(set(row)) == 1 for row in labels)
     assert len({row[0] for row in labels}) == 4
     # the gap rule reads the same curve: the chosen k is followed by the largest fall
-    gap = cluster_vectors(vectors, ClusteringConfig(k_max=10), rng=3).curve
+    gap = cluster_vectors(vectors, ClusteringConfig(k_max=10, k_rule="paper"), rng=3).curve
     falls = gap["silhouette"].to_numpy()[:-1] - gap["silhouette"].to_numpy()[1:]
     assert gap.loc[gap["chosen"], "k"].item() == gap["k"].iloc[int(np.argmax(falls))]
 

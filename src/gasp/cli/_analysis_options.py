@@ -30,6 +30,14 @@ ExamplesPerWordOption = Annotated[
 FdrOption = Annotated[
     float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
 ]
+FdrScopeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--fdr-scope",
+        help="Family of the FDR: comparison (default) or study (every word x subject x "
+        "comparison test at once; --fdr defaults to 0.05).",
+    ),
+]
 PlainOption = Annotated[
     bool, typer.Option("--plain", help="Plain Marked Words instead of calibrated.")
 ]
@@ -52,6 +60,7 @@ def analysis_options(
     threshold: float | None = None,
     fdr: float | None,
     plain: bool,
+    fdr_scope: str | None = None,
     embeddings: str | None,
     bootstrap: int | None,
     permutations: int | None,
@@ -65,6 +74,7 @@ def analysis_options(
         "per_template": per_template,
         "threshold": threshold,
         "fdr": fdr,
+        "fdr_scope": fdr_scope,
         "plain": plain,
         "embeddings": embeddings,
         "bootstrap": bootstrap,
@@ -79,6 +89,7 @@ __all__ = [
     "EmbeddingsOption",
     "ExamplesPerWordOption",
     "FdrOption",
+    "FdrScopeOption",
     "MinSamplesOption",
     "MinShareOption",
     "PerTemplateOption",

@@ -44,10 +44,12 @@ class MethodChoice(StrEnum):
 
 
 class KRuleChoice(StrEnum):
-    """How k is read from the silhouette curve."""
+    """How k is chosen: from the silhouette curve, or by stability across word subsamples."""
 
-    gap = "gap"
     max = "max"
+    paper = "paper"
+    gap = "gap"
+    stability = "stability"
 
 
 def _print_kept(result: ProbeResult, console: Console) -> None:
@@ -116,8 +118,15 @@ def probe_command(
     k_max: Annotated[int, typer.Option(help="Largest k of the silhouette grid.")] = 60,
     k_step: Annotated[int, typer.Option(help="Step of the silhouette grid.")] = 1,
     k_rule: Annotated[
-        KRuleChoice, typer.Option(help="gap: largest fall to the next k (paper); max: best score.")
-    ] = KRuleChoice.gap,
+        KRuleChoice,
+        typer.Option(
+            help="max: best silhouette (default); paper (alias gap): largest silhouette fall "
+            "to the next k; stability: most reproducible k over 80% word subsamples."
+        ),
+    ] = KRuleChoice.max,
+    n_init: Annotated[
+        int, typer.Option(help="k-means++ runs per k; the best (lowest inertia) is kept.")
+    ] = 5,
     seed: Annotated[int, typer.Option(help="Seed of k-means and the silhouette sample.")] = 0,
     min_subjects: Annotated[int, typer.Option(help="Subjects a kept cluster needs.")] = 3,
     min_ratio: Annotated[float, typer.Option(help="Prevalence ratio a kept cluster needs.")] = 1.5,
@@ -130,7 +139,9 @@ def probe_command(
     console = Console()
     config = ProbeConfig(
         filter=WordFilterConfig(min_zipf=min_zipf),
-        clustering=ClusteringConfig(k=k, k_max=k_max, k_step=k_step, k_rule=k_rule.value),
+        clustering=ClusteringConfig(
+            k=k, k_max=k_max, k_step=k_step, k_rule=k_rule.value, n_init=n_init
+        ),
         prevalence=PrevalenceConfig(min_subjects=min_subjects, min_ratio=min_ratio),
     )
     if file.is_dir():

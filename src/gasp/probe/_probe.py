@@ -264,6 +264,11 @@ def probe_settings(
         "seed": seed if isinstance(seed, int) else None,
         "k_fixed": clustering.k,
         "k_rule": clustering.k_rule,
+        "n_init": clustering.n_init,
+        "n_resamples": clustering.n_resamples if clustering.k_rule == "stability" else None,
+        "resample_fraction": (
+            clustering.resample_fraction if clustering.k_rule == "stability" else None
+        ),
         "k_grid": list(clustering.k_grid) if clustering.k_grid is not None else None,
         "k_min": clustering.k_min,
         "k_max": clustering.k_max,

@@ -77,7 +77,8 @@ def significance_short(settings: Mapping[str, Any]) -> str:
     """The significance rule in a few words: ``z > 1.96`` or ``Benjamini-Hochberg FDR 0.05``."""
     sig = _part(settings, "significance")
     if sig.get("rule") == "fdr":
-        return f"Benjamini-Hochberg false discovery rate {_num(sig.get('fdr_alpha'))}"
+        text = f"Benjamini-Hochberg false discovery rate {_num(sig.get('fdr_alpha'))}"
+        return text + (" over the whole study" if sig.get("fdr_scope") == "study" else "")
     if sig.get("rule") == "threshold":
         return f"z > {_num(sig.get('threshold'))}"
     return "significance rule " + NOT_SAVED
@@ -88,10 +89,14 @@ def significance_sentence(settings: Mapping[str, Any]) -> str:
     sig = _part(settings, "significance")
     rule = sig.get("rule")
     if rule == "fdr":
+        family = (
+            "every word, subject and comparison of the study at once"
+            if sig.get("fdr_scope") == "study"
+            else "the words of a comparison"
+        )
         text = (
             "A word is significant when the Benjamini-Hochberg procedure, controlling the "
-            f"false discovery rate at {_num(sig.get('fdr_alpha'))} over the words of a "
-            "comparison, rejects it"
+            f"false discovery rate at {_num(sig.get('fdr_alpha'))} over {family}, rejects it"
         )
     elif rule == "threshold":
         text = f"A word is significant when its z-score exceeds {_num(sig.get('threshold'))}"
@@ -101,6 +106,29 @@ def significance_sentence(settings: Mapping[str, Any]) -> str:
     if isinstance(min_count, int | float) and min_count > 0:
         text += f" and it occurs at least {_num(min_count)} times in the target group"
     return text + " against every unmarked group."
+
+
+def chance_sentence(row: Mapping[str, Any], unit: str = "comparisons") -> str:
+    """How many marked words chance alone would give, from a ``chance_marked_words`` row.
+
+    ``row`` holds n_tests, z_cutoff_low, z_cutoff_high, expected_by_chance and
+    marked_words (see :func:`gasp.stats.chance_count`).
+    """
+    try:
+        n_tests = int(row["n_tests"])
+        low, high = float(row["z_cutoff_low"]), float(row["z_cutoff_high"])
+        expected, marked = float(row["expected_by_chance"]), int(row["marked_words"])
+    except (KeyError, TypeError, ValueError):
+        return "The number of marked words expected by chance was " + NOT_SAVED + "."
+    cut = f"z > {low:.2f}" if abs(high - low) < 0.005 else f"z > {low:.2f} to {high:.2f}"
+    n_comp = row.get("n_comparisons")
+    over = f" over {int(n_comp)} {unit}" if n_comp is not None else ""
+    return (
+        f"The analysis ran {n_tests:,} tests (word x comparison){over}. If no word differed "
+        f"between the groups, about {expected:,.1f} marked words would be expected by chance "
+        f"at the cutoff used ({cut}, the standard normal tail; an upper bound where the "
+        f"prior shrinks the z-scores). {marked:,} words were marked."
+    )
 
 
 def sampling_sentence(settings: Mapping[str, Any]) -> str:
@@ -165,10 +193,16 @@ def k_rule(settings: Mapping[str, Any]) -> str:
     chosen = f" (k = {k})" if k is not None else ""
     if probe.get("k_fixed") is not None:
         return f"The number of clusters was fixed at {probe['k_fixed']}."
-    if rule == "gap":
+    if rule in ("gap", "paper"):
         return (
             "The number of clusters k is the one after which the silhouette score falls most "
-            f"(the largest gap to the next k){chosen}."
+            f"(the largest gap to the next k, the paper's rule){chosen}."
+        )
+    if rule == "stability":
+        return (
+            "The number of clusters k is the one whose k-means clusterings agree most across "
+            "random 80% subsamples of the words (mean pairwise adjusted Rand index on the "
+            f"shared words; near ties go to the higher silhouette score){chosen}."
         )
     if rule == "max":
         return f"The number of clusters k is the one with the highest silhouette score{chosen}."

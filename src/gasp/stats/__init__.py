@@ -25,7 +25,15 @@ from gasp.stats._log_odds import log_odds_z
 from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
 from gasp.stats._method import PairScorer, marked_words_many
 from gasp.stats._multiple_testing import bh_reject, two_sided_p
-from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule
+from gasp.stats._multiplicity import (
+    ChanceCount,
+    bh_p_cutoff,
+    chance_count,
+    reselect,
+    study_rule,
+    z_cutoff,
+)
+from gasp.stats._rule import DEFAULT_THRESHOLD, FDR_SCOPES, SignificanceRule
 from gasp.stats._significance import (
     BootstrapResult,
     PermutationResult,
@@ -45,12 +53,14 @@ __all__ = [
     "DEFAULT_C_ENGLISH",
     "DEFAULT_C_TOPIC",
     "DEFAULT_THRESHOLD",
+    "FDR_SCOPES",
     "IDENTITY_WORDS",
     "BootstrapResult",
     "CalibratedConfig",
     "CalibratedMarkedWords",
     "CalibratedTerms",
     "CalibrationReport",
+    "ChanceCount",
     "Comparison",
     "MarkedWords",
     "PairScorer",
@@ -59,6 +69,7 @@ __all__ = [
     "SignificanceRule",
     "WelchResult",
     "bernoulli_se",
+    "bh_p_cutoff",
     "bh_reject",
     "bootstrap_ci",
     "calibrate",
@@ -66,6 +77,7 @@ __all__ = [
     "calibrated_marked_words_many",
     "calibrated_terms",
     "chamfer_distance",
+    "chance_count",
     "common_english_words",
     "english_prior",
     "group_mask",
@@ -76,9 +88,12 @@ __all__ = [
     "parse_selector",
     "percent_change",
     "permutation_test",
+    "reselect",
     "selector_name",
     "srb_score",
     "srb_scores",
+    "study_rule",
     "two_sided_p",
     "welch_t_test",
+    "z_cutoff",
 ]

@@ -6,8 +6,9 @@ selection all decide which words are significant with :class:`SignificanceRule`:
 
 * the z-score of the word is above a fixed ``threshold`` (1.96 in the papers), or,
   when ``fdr`` is set, the z-score is positive and the Benjamini-Hochberg procedure
-  at level ``fdr`` rejects its two-sided test (one family per comparison: the words
-  with a finite z-score and enough counts);
+  at level ``fdr`` rejects its two-sided test (``fdr_scope="comparison"``: one family
+  per comparison, the words with a finite z-score and enough counts; ``"study"``: one
+  family of every test of the study at once, see :func:`gasp.stats.study_rule`);
 * and the count of the word in the target group is at least ``min_count``.
 
 A word is marked for a target group when it passes against *every* unmarked group;
@@ -29,6 +30,9 @@ from gasp.stats._multiple_testing import bh_reject
 #: The z-score threshold of Marked Words and Calibrated Marked Words in the papers.
 DEFAULT_THRESHOLD = 1.96
 
+#: Families of the Benjamini-Hochberg procedure: each comparison, or the whole study.
+FDR_SCOPES: tuple[str, ...] = ("comparison", "study")
+
 
 @dataclass(frozen=True)
 class SignificanceRule:
@@ -37,15 +41,26 @@ class SignificanceRule:
     ``threshold`` is the z-score a word must exceed; ``fdr``, when set, is the false
     discovery rate of the Benjamini-Hochberg procedure, which then replaces the
     threshold (``threshold`` is stored as None, so equal rules compare equal);
-    ``min_count`` is the least count of the word in the target group. Invalid values
-    raise :class:`~gasp.errors.ConfigError`.
+    ``min_count`` is the least count of the word in the target group; ``fdr_scope``
+    says what one family of the procedure is: the words of one comparison
+    (``"comparison"``, the default) or every test of the study (``"study"``; the
+    study's caller resolves it with :func:`gasp.stats.study_rule`, and on its own the
+    rule treats every row it is given as one family). Invalid values raise
+    :class:`~gasp.errors.ConfigError`.
     """
 
     threshold: float | None = DEFAULT_THRESHOLD
     fdr: float | None = None
     min_count: int = 0
+    fdr_scope: str = "comparison"
 
     def __post_init__(self) -> None:
+        if self.fdr_scope not in FDR_SCOPES:
+            raise ConfigError(
+                f"the FDR scope must be one of {', '.join(FDR_SCOPES)}, got {self.fdr_scope!r}"
+            )
+        if self.fdr_scope == "study" and self.fdr is None:
+            raise ConfigError("a study-wide FDR needs a false discovery rate level")
         if self.fdr is not None:
             fdr = float(self.fdr)
             if not 0.0 < fdr < 1.0:
@@ -75,20 +90,23 @@ class SignificanceRule:
         threshold: float = DEFAULT_THRESHOLD,
         fdr_alpha: float | None = None,
         min_count: int = 0,
+        fdr_scope: str = "comparison",
     ) -> SignificanceRule:
-        """The rule of the keyword options ``threshold``, ``fdr_alpha`` and ``min_count``."""
-        return cls(threshold=threshold, fdr=fdr_alpha, min_count=min_count)
+        """The rule of the keyword options ``threshold``, ``fdr_alpha``, ``min_count``
+        and ``fdr_scope``."""
+        return cls(threshold=threshold, fdr=fdr_alpha, min_count=min_count, fdr_scope=fdr_scope)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SignificanceRule:
         """The rule saved by :meth:`to_dict` (unknown keys raise ConfigError)."""
-        unknown = set(data) - {"threshold", "fdr", "min_count"}
+        unknown = set(data) - {"threshold", "fdr", "min_count", "fdr_scope"}
         if unknown:
             raise ConfigError(f"unknown significance rule setting(s): {', '.join(sorted(unknown))}")
         return cls(
             threshold=data.get("threshold"),
             fdr=data.get("fdr"),
             min_count=int(data.get("min_count", 0)),
+            fdr_scope=str(data.get("fdr_scope", "comparison")),
         )
 
     @property
@@ -97,13 +115,23 @@ class SignificanceRule:
         return "fdr" if self.fdr is not None else "threshold"
 
     def to_dict(self) -> dict[str, Any]:
-        """The settings as plain values (``threshold``, ``fdr``, ``min_count``), JSON-ready."""
-        return {"threshold": self.threshold, "fdr": self.fdr, "min_count": self.min_count}
+        """The settings as plain values (``threshold``, ``fdr``, ``min_count``, and
+        ``fdr_scope`` when it is ``"study"``), JSON-ready."""
+        data: dict[str, Any] = {
+            "threshold": self.threshold,
+            "fdr": self.fdr,
+            "min_count": self.min_count,
+        }
+        if self.fdr_scope != "comparison":
+            data["fdr_scope"] = self.fdr_scope
+        return data
 
     def describe(self) -> str:
         """The rule in words, for reports: ``"z > 1.96"`` or ``"Benjamini-Hochberg FDR at 5%"``."""
         if self.fdr is not None:
             text = f"Benjamini-Hochberg FDR at {_percent(self.fdr)}"
+            if self.fdr_scope == "study":
+                text += " over every test of the study"
         else:
             text = f"z > {self.threshold:g}"
         if self.min_count > 0:
@@ -115,13 +143,18 @@ class SignificanceRule:
 
         ``z`` holds one comparison per row (the last axis: the words). With ``fdr``,
         only the entries where ``tested`` is True (default: all) form the families
-        of the Benjamini-Hochberg procedure. NaN never passes.
+        of the Benjamini-Hochberg procedure (each row; all rows at once for the
+        ``"study"`` scope). NaN never passes.
         """
         z_arr = np.asarray(z, dtype=np.float64)
         finite = np.isfinite(z_arr)
         if self.fdr is None:
             return finite & (np.where(finite, z_arr, -np.inf) > self.threshold)
         positive = finite & (np.where(finite, z_arr, 0.0) > 0)
+        if self.fdr_scope == "study":
+            mask = None if tested is None else np.broadcast_to(tested, z_arr.shape).ravel()
+            flat = bh_reject(z_arr.ravel(), self.fdr, tested=mask)
+            return positive & flat.reshape(z_arr.shape)
         return positive & bh_reject(z_arr, self.fdr, tested=tested)
 
     def select(self, z: Any, counts: Any) -> np.ndarray:

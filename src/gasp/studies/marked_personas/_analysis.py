@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.stats import marked_words
+from gasp.stats import SignificanceRule, chance_count, marked_words, reselect, study_rule
 from gasp.studies.marked_personas._jsd import jsd_top_words
 from gasp.studies.marked_personas._lexicons import (
     COUNTINGS,
@@ -46,6 +46,8 @@ class Settings:
     test_size: float = 0.2
     top_k: int = 10
     threshold: float = 1.96
+    fdr: float | None = None
+    fdr_scope: str = "comparison"
     refusal_patterns: tuple[str, ...] = ("language model",)
     exclude_refusals: bool = False
     lexicon_axis: str = "race"
@@ -53,6 +55,10 @@ class Settings:
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON values."""
         return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()}
+
+    def rule(self) -> SignificanceRule:
+        """The significance rule of Marked Words (a study-wide FDR still unresolved)."""
+        return SignificanceRule(threshold=self.threshold, fdr=self.fdr, fdr_scope=self.fdr_scope)
 
 
 @dataclass(frozen=True)
@@ -97,16 +103,32 @@ def _mask(frame: pd.DataFrame, selector: dict[str, str]) -> np.ndarray:
     return mask
 
 
-def _marked(
+MarkedTables = list[tuple[Comparison, pd.DataFrame]]
+"""The all-words Marked Words table of each comparison of one kind of text."""
+
+
+def marked_tables(
     frame: pd.DataFrame, counts: DocTermCounts, study: MarkedPersonasStudy, s: Settings
-) -> pd.DataFrame:
-    rows = []
+) -> MarkedTables:
+    """Every comparison's all-words table (significance within the comparison)."""
+    out = []
+    rule = s.rule()
+    per_comparison = rule if rule.fdr_scope == "comparison" else SignificanceRule()
     for comp in comparisons(study):
         target = _mask(frame, comp.target)
         unmarked = {n: _mask(frame, sel) for n, sel in comp.unmarked.items()}
         if not target.any() or not all(m.any() for m in unmarked.values()):
             continue
-        table = marked_words(counts, target, unmarked, threshold=s.threshold)
+        out.append(
+            (comp, marked_words(counts, target, unmarked, rule=per_comparison, all_words=True))
+        )
+    return out
+
+
+def _marked(tables: MarkedTables, rule: SignificanceRule) -> pd.DataFrame:
+    rows = []
+    for comp, every in tables:
+        table = reselect(every, rule)
         records = zip(
             table["word"].tolist(),
             table["z_sum"].tolist(),
@@ -128,6 +150,28 @@ def _marked(
     return pd.DataFrame(
         rows, columns=["group", "role", "rank", "word", "z_sum", "count_target", "against"]
     )
+
+
+CHANCE_COLUMNS = ["group", "role", "rule", *chance_count([], SignificanceRule()).to_row()]
+
+
+def chance_table(
+    tables: MarkedTables, rule: SignificanceRule, asked: SignificanceRule
+) -> pd.DataFrame:
+    """Tests and marked words expected by chance per comparison and for the kind (``all``).
+
+    ``rule`` marked the words (a study-wide FDR resolved); ``asked`` is named in ``rule``.
+    """
+    rows = []
+    every = []
+    for comp, table in tables:
+        decided = reselect(table, rule, all_words=True)
+        every.append(decided)
+        rows.append(
+            {"group": comp.group, "role": comp.role, **chance_count([decided], rule).to_row()}
+        )
+    rows.append({"group": "all", "role": "all", **chance_count(every, rule).to_row()})
+    return pd.DataFrame(rows).assign(rule=asked.describe())[CHANCE_COLUMNS]
 
 
 def _svm(
@@ -238,16 +282,31 @@ def _sentiment(
 
 
 def analyze_kind(
-    frame: pd.DataFrame, study: MarkedPersonasStudy, settings: Settings
+    frame: pd.DataFrame,
+    study: MarkedPersonasStudy,
+    settings: Settings,
+    marked_words_of: tuple[DocTermCounts, MarkedTables] | None = None,
+    rule: SignificanceRule | None = None,
 ) -> dict[str, pd.DataFrame]:
-    """Every table of one kind of text (the frame holds that kind only)."""
-    counts = count_words(frame["text"].tolist())
-    marked = _marked(frame, counts, study, settings)
+    """Every table of one kind of text (the frame holds that kind only).
+
+    ``marked_words_of`` (the counts and :func:`marked_tables` of ``frame``) and ``rule``
+    (the rule that marks words, a study-wide FDR resolved over every kind) are computed
+    from ``frame`` alone when not given.
+    """
+    if marked_words_of is None:
+        counts = count_words(frame["text"].tolist())
+        tables = marked_tables(frame, counts, study, settings)
+    else:
+        counts, tables = marked_words_of
+    applied = rule if rule is not None else study_rule(settings.rule(), (t for _, t in tables))
+    marked = _marked(tables, applied)
     accuracy, top = _svm(frame, study, settings)
     jsd = _jsd(frame, counts, study, settings)
     sentiment, words = _sentiment(frame, counts, sorted(set(marked["word"])), study)
     return {
         "marked_words": marked,
+        "chance_marked_words": chance_table(tables, applied, settings.rule()),
         "svm_accuracy": accuracy,
         "svm_top_words": top,
         "jsd_top_words": jsd,

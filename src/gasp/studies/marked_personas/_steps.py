@@ -12,7 +12,13 @@ import pandas as pd
 
 from gasp.errors import ConfigError, DataError
 from gasp.results import AuditResults, TableLayout, build_example_index
-from gasp.studies.marked_personas._analysis import Settings, analyze_kind, word_table
+from gasp.stats import FDR_SCOPES, study_rule
+from gasp.studies.marked_personas._analysis import (
+    Settings,
+    analyze_kind,
+    marked_tables,
+    word_table,
+)
 from gasp.studies.marked_personas._frame import (
     prepare,
     read_table,
@@ -28,11 +34,16 @@ from gasp.studies.marked_personas._model import (
     study_from_mapping,
 )
 from gasp.studies.marked_personas._svm import ANONYMIZERS
+from gasp.text import count_words
+
+#: The false discovery rate of ``--fdr-scope study`` when ``--fdr`` is not given.
+DEFAULT_STUDY_FDR = 0.05
 
 #: Tables of each kind, in report order; saved as ``<kind>_<table>``.
 KIND_TABLES = (
     "word_table",
     "marked_words",
+    "chance_marked_words",
     "svm_accuracy",
     "svm_top_words",
     "jsd_top_words",
@@ -67,7 +78,15 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     )
     seed = options.get("svm_seed")
     min_df = options.get("min_df")
+    threshold, fdr, scope = options.get("threshold"), options.get("fdr"), options.get("fdr_scope")
+    if scope == "study" and fdr is None:
+        fdr = DEFAULT_STUDY_FDR
+    if scope not in (None, *FDR_SCOPES):
+        raise ConfigError(f"fdr_scope must be one of {', '.join(FDR_SCOPES)}, got {scope!r}")
     return Settings(
+        threshold=1.96 if threshold is None else float(threshold),
+        fdr=None if fdr is None else float(fdr),
+        fdr_scope=str(scope or "comparison"),
         anonymizer=str(anonymizer),
         svm_seed=42 if seed is None else int(seed),
         min_df=0.001 if min_df is None else float(min_df),
@@ -116,9 +135,14 @@ def analyze_frame(
     words: set[str] = set()
     kinds = [k for k in KINDS if (used["text_kind"] == k).any()]
     summary: dict[str, Any] = {}
+    subs = {kind: used[used["text_kind"] == kind].reset_index(drop=True) for kind in kinds}
+    counted = {kind: count_words(sub["text"].tolist()) for kind, sub in subs.items()}
+    every = {kind: marked_tables(subs[kind], counted[kind], study, settings) for kind in kinds}
+    # one family for a study-wide FDR: every comparison of every kind of text
+    rule = study_rule(settings.rule(), (t for tables in every.values() for _, t in tables))
     for kind in kinds:
-        sub = used[used["text_kind"] == kind].reset_index(drop=True)
-        out = analyze_kind(sub, study, settings)
+        sub = subs[kind]
+        out = analyze_kind(sub, study, settings, (counted[kind], every[kind]), rule)
         out["word_table"] = word_table(out["marked_words"], out["svm_top_words"])
         for name in KIND_TABLES:
             tables[f"{kind}_{name}"] = out[name]

@@ -32,7 +32,7 @@ STUDY_OPTIONS: dict[str, str] = {
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
 BUILD_OPTIONS = {"n", *STUDY_OPTIONS}
 #: Options of ``gasp analyze`` this study reads.
-ANALYSIS_OPTIONS = {*STUDY_OPTIONS, "seed", "examples_per_word"}
+ANALYSIS_OPTIONS = {*STUDY_OPTIONS, "seed", "examples_per_word", "threshold", "fdr", "fdr_scope"}
 
 _TEXTS = {"personas": ("persona",), "stories": ("story",), "both": KINDS}
 

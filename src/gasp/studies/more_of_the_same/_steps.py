@@ -19,6 +19,7 @@ ANALYSIS_OPTIONS = {
     "per_template",
     "threshold",
     "fdr",
+    "fdr_scope",
     "plain",
     "embeddings",
     "bootstrap",
@@ -27,16 +28,24 @@ ANALYSIS_OPTIONS = {
     "examples_per_word",
 }
 
+#: The false discovery rate of ``--fdr-scope study`` when ``--fdr`` is not given.
+DEFAULT_STUDY_FDR = 0.05
+
 
 def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`AnalysisConfig` fields the command-line options set (None: unset)."""
     reject_options(STUDY_KIND, options, ANALYSIS_OPTIONS)
+    scope = options.get("fdr_scope")
+    fdr = options.get("fdr")
+    if scope == "study" and fdr is None:
+        fdr = DEFAULT_STUDY_FDR
     return {
         "min_samples": options.get("min_samples"),
         "min_share": options.get("min_share"),
         "pool_templates": False if options.get("per_template") else None,
         "threshold": options.get("threshold"),
-        "fdr_alpha": options.get("fdr"),
+        "fdr_alpha": fdr,
+        "fdr_scope": scope,
         "calibrated": False if options.get("plain") else None,
         "embeddings": options.get("embeddings"),
         "n_bootstrap": options.get("bootstrap"),

@@ -12,6 +12,7 @@ from rich.table import Table
 from gasp.results import AuditResults
 from gasp.studies.more_of_the_same._tables import (
     CAPTURE_RATE,
+    CHANCE,
     EXCLUDED,
     MODEL_COMPARISON,
     REPRESENTATION,
@@ -90,6 +91,14 @@ def audit_summary(results: AuditResults) -> list[RenderableType]:
         out.append(
             f"subjects in the SRB analysis: {srb['subject'].nunique()} "
             f"({n_excluded} excluded, see {EXCLUDED}.csv)"
+        )
+    chance = results.get(CHANCE)
+    if chance is not None and not chance.empty:
+        total = chance.iloc[-1]
+        out.append(
+            f"marked words: {int(total['marked_words'])} from {int(total['n_tests'])} tests; "
+            f"about {float(total['expected_by_chance']):.1f} expected by chance "
+            f"(see {CHANCE}.csv)"
         )
     tests = results.get(SRB_TEST)
     if tests is not None and not tests.empty:

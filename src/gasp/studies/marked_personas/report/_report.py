@@ -17,6 +17,7 @@ from gasp.report import (
     add_other_tables,
     layout_style,
     page_examples,
+    rules,
 )
 from gasp.results import AuditResults
 from gasp.studies.marked_personas.report._figures import (
@@ -63,6 +64,22 @@ def _svm_explanation(settings: Mapping[str, Any]) -> str:
     )
 
 
+def _rule_phrase(settings: Mapping[str, Any]) -> str:
+    """When Marked Words lists a word, from the saved settings."""
+    fdr = settings.get("fdr")
+    if fdr is None:
+        return f"its weighted log-odds z-score exceeds {settings.get('threshold', 1.96)}"
+    family = (
+        "every test of the study at once (all comparisons of every kind of text)"
+        if settings.get("fdr_scope") == "study"
+        else "the words of its comparison"
+    )
+    return (
+        "its weighted log-odds z-score is positive and the Benjamini-Hochberg procedure, "
+        f"controlling the false discovery rate at {fdr:g} over {family}, rejects it"
+    )
+
+
 def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
     settings = results.settings
     title = _KIND_TITLES.get(kind, kind)
@@ -70,8 +87,8 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
     sec = writer.section(
         title,
         f"{summary.get('texts', '?')} {title.lower()} analysed. Marked Words: a word is listed "
-        f"when its weighted log-odds z-score exceeds {settings.get('threshold', 1.96)} against "
-        "every unmarked group of its comparison (prior: all texts of this kind).",
+        f"when {_rule_phrase(settings)}, against every unmarked group of its comparison "
+        "(prior: all texts of this kind).",
     )
 
     def table(
@@ -92,6 +109,17 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         "largest SVM coefficients (italic in the paper), 'svm_only' the SVM top words that "
         "Marked Words does not find (grey in the paper).",
     )
+    chance = results.get(f"{kind}_chance_marked_words")
+    if chance is not None and not chance.empty:
+        row = {str(k): v for k, v in chance.iloc[-1].items()}
+        table(
+            "chance_marked_words",
+            "How many Marked Words chance alone would give",
+            f"{rules.chance_sentence(row)} One row per comparison and one (all) for this kind "
+            "of text: n_tests counts the words tested, z_cutoff_low and z_cutoff_high the "
+            "z-score cutoffs applied, expected_by_chance the words expected if no word "
+            "differed between the groups, marked_words those listed.",
+        )
     table(
         "marked_words",
         "Marked Words with z-scores",

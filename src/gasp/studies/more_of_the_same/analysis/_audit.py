@@ -122,6 +122,7 @@ def analyze_samples(
     tables[names.SRB_SCORES] = how.srb_scores
     tables[names.SRB_TEST] = how.srb_test.assign(model=run.model_id)
     tables[names.EXCLUDED] = how.excluded
+    tables[names.CHANCE] = how.chance
     with timer.step("word_tables"):
         tables[names.WORD_TABLES] = word_tables(how.marked_words)
         tables[names.MARKED_WORDS_BY_GROUP] = marked_words_by_group(how.marked_words)

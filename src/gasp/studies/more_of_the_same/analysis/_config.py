@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.stats import FDR_SCOPES, SignificanceRule
 
 UNSPECIFIED = "unspecified"
 """The condition of the prompts that name no gender."""
@@ -32,6 +33,9 @@ class AnalysisConfig:
         threshold: z-score threshold of (Calibrated) Marked Words (1.96 in the paper).
         fdr_alpha: when set, Benjamini-Hochberg control of the false discovery rate at this
             level replaces the fixed threshold.
+        fdr_scope: the family of that procedure: the words of one comparison
+            (``"comparison"``, the default) or every word x subject x comparison test of
+            the run at once (``"study"``; see :func:`gasp.stats.study_rule`).
         min_count: words seen fewer times in the target group are never marked.
         calibrated: use Calibrated Marked Words (True, the paper) or plain Marked Words.
         calibration: settings passed to Calibrated Marked Words (its ``config``); None uses
@@ -59,6 +63,7 @@ class AnalysisConfig:
     pool_templates: bool = True
     threshold: float = 1.96
     fdr_alpha: float | None = None
+    fdr_scope: str = "comparison"
     min_count: int = 0
     calibrated: bool = True
     calibration: Any = None
@@ -83,6 +88,12 @@ class AnalysisConfig:
             raise ConfigError(f"ci_level must lie in (0, 1), got {self.ci_level}")
         if self.fdr_alpha is not None and not 0.0 < self.fdr_alpha < 1.0:
             raise ConfigError(f"fdr_alpha must lie in (0, 1), got {self.fdr_alpha}")
+        if self.fdr_scope not in FDR_SCOPES:
+            raise ConfigError(
+                f"fdr_scope must be one of {', '.join(FDR_SCOPES)}: {self.fdr_scope!r}"
+            )
+        if self.fdr_scope == "study" and self.fdr_alpha is None:
+            raise ConfigError("a study-wide FDR (fdr_scope='study') needs fdr_alpha")
         if not 0.0 < self.decile_width <= 100.0:
             raise ConfigError(f"decile_width must lie in (0, 100], got {self.decile_width}")
         if isinstance(self.extra_gender_terms, str):
@@ -92,6 +103,12 @@ class AnalysisConfig:
             raise ConfigError(f"name_ratio must be positive, got {self.name_ratio}")
         if self.examples_per_word < 1:
             raise ConfigError(f"examples_per_word must be at least 1, got {self.examples_per_word}")
+
+    def rule(self) -> SignificanceRule:
+        """The significance rule of these settings (a study-wide FDR still unresolved)."""
+        return SignificanceRule.from_options(
+            self.threshold, self.fdr_alpha, self.min_count, self.fdr_scope
+        )
 
     def settings(self, embeddings: Any = None) -> dict[str, Any]:
         """The settings as saved with the results (``AuditResults.meta["settings"]``).
@@ -106,6 +123,7 @@ class AnalysisConfig:
                 "rule": "fdr" if self.fdr_alpha is not None else "threshold",
                 "threshold": self.threshold,
                 "fdr_alpha": self.fdr_alpha,
+                "fdr_scope": self.fdr_scope,
                 "min_count": self.min_count,
             },
             "marked_words": {

@@ -73,6 +73,9 @@ Tables (names from :mod:`gasp.results`):
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
     subject, template, step (``how``), reason.
+
+``chance_marked_words``: the tests of the run and the marked words expected by chance
+(:mod:`._multiplicity`, which also resolves a study-wide FDR before any unit is scored).
 """
 
 from __future__ import annotations
@@ -86,12 +89,18 @@ import pandas as pd
 from gasp.errors import ConfigError
 from gasp.stats import welch_t_test
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._multiplicity import (
+    CHANCE_COLUMNS,
+    applied_config,
+    chance_table,
+)
 from gasp.studies.more_of_the_same.analysis._name_free import NAMES_REMOVED, PAPER, NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
 from gasp.studies.more_of_the_same.analysis._units import (
     MW_COLUMNS,
     UnitAnalysis,
     build_units,
+    unit_tables,
     zero_if_empty,
 )
 
@@ -148,6 +157,7 @@ class DescriptionResults:
     srb_test: pd.DataFrame
     excluded: pd.DataFrame
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = field(default_factory=dict)
+    chance: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=CHANCE_COLUMNS))
 
 
 def _load_embeddings(config: AnalysisConfig) -> Any:
@@ -224,6 +234,8 @@ def analyze_descriptions(
         raise ConfigError(f"the z-score threshold must be positive, got {config.threshold}")
     emb = embeddings if embeddings is not None else _load_embeddings(config)
     units, excluded = build_units(run, config)
+    every = [unit_tables(unit, config) for unit in units]
+    applied = applied_config(config, every)
     seeds = np.random.SeedSequence(config.seed).spawn(max(len(units), 1))
     marked: list[pd.DataFrame] = []
     srb_rows: list[dict[str, object]] = []
@@ -232,9 +244,9 @@ def analyze_descriptions(
     names = NameFilter(config.extra_gender_terms, config.name_ratio)
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
     alpha = 1.0 - config.ci_level
-    for unit, seed in zip(units, seeds, strict=False):
+    for unit, tables, seed in zip(units, every, seeds, strict=False):
         boot_rng, perm_rng = (np.random.default_rng(s) for s in seed.spawn(2))
-        analysis = UnitAnalysis(unit, config, emb, names)
+        analysis = UnitAnalysis(unit, applied, emb, names, tables)
         marked.append(analysis.marked_rows())
         word_sets[(unit.subject, unit.template)] = analysis.sets
         boot = analysis.bootstrap(boot_rng)
@@ -304,4 +316,5 @@ def analyze_descriptions(
         srb_test=pd.DataFrame(tests, columns=_TEST_COLUMNS),
         excluded=pd.DataFrame(excluded, columns=["subject", "template", "step", "reason"]),
         word_sets=word_sets,
+        chance=chance_table(every, applied, config.rule()),
     )

@@ -20,6 +20,7 @@ from gasp.stats import (
     SignificanceRule,
     SRBResult,
     marked_words_many,
+    reselect,
     srb_scores,
 )
 from gasp.studies.more_of_the_same.analysis._config import ALL_TEMPLATES, AnalysisConfig
@@ -151,16 +152,36 @@ def _specs_for(masks: dict[str, np.ndarray]) -> list[_Spec]:
     return out
 
 
-def _marked_tables(
-    counts: DocTermCounts,
-    comparisons: Sequence[Comparison],
-    config: AnalysisConfig,
-) -> list[pd.DataFrame]:
-    """Marked words of many comparisons over the same counts (batched when calibrated)."""
+Tables = dict[tuple[str, str], tuple[_Spec, pd.DataFrame]]
+"""The marked-words table of each comparison of a unit, by (source, gender)."""
+
+
+def unit_tables(unit: Unit, config: AnalysisConfig) -> Tables:
+    """The all-words marked-words tables of every comparison of ``unit`` (one batch).
+
+    Their ``significant`` column follows ``config`` within each comparison; a study-wide
+    rule is decided afterwards over the tables of every unit (:mod:`._multiplicity`).
+    """
+    specs = _specs_for(unit.masks)
+    comps = [
+        Comparison(
+            target=unit.masks[s.target],
+            unmarked={g: unit.masks[g] for g in s.unmarked},
+            topic=np.ones(unit.counts.n_documents, dtype=bool),
+            name=f"{unit.subject}/{s.source}/{s.gender}",
+        )
+        for s in specs
+    ]
     rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
-    return marked_words_many(
-        counts, comparisons, calibrated=config.calibrated, config=config.calibration, rule=rule
+    tables = marked_words_many(
+        unit.counts,
+        comps,
+        calibrated=config.calibrated,
+        config=config.calibration,
+        rule=rule,
+        all_words=True,
     )
+    return {(s.source, s.gender): (s, t) for s, t in zip(specs, tables, strict=True)}
 
 
 def _word_set(table: pd.DataFrame) -> list[str]:
@@ -185,7 +206,9 @@ class UnitAnalysis:
 
     ``scores`` holds the paper's SRB per associated gender, ``free_scores`` the name-free
     variant (person names and gender terms removed, see :mod:`._name_free`) and
-    ``removed`` the names and gender terms that variant removed.
+    ``removed`` the names and gender terms that variant removed. ``tables`` (the
+    all-words tables of :func:`unit_tables`) are computed when not given; the words
+    significant under ``config``'s rule are kept.
     """
 
     def __init__(
@@ -194,6 +217,7 @@ class UnitAnalysis:
         config: AnalysisConfig,
         embeddings: Any,
         names: NameFilter | None = None,
+        tables: Tables | None = None,
     ) -> None:
         self.unit = unit
         self.config = config
@@ -201,18 +225,9 @@ class UnitAnalysis:
         self.names = (
             names if names is not None else NameFilter(config.extra_gender_terms, config.name_ratio)
         )
-        specs = _specs_for(unit.masks)
-        comps = [
-            Comparison(
-                target=unit.masks[s.target],
-                unmarked={g: unit.masks[g] for g in s.unmarked},
-                topic=np.ones(unit.counts.n_documents, dtype=bool),
-                name=f"{unit.subject}/{s.source}/{s.gender}",
-            )
-            for s in specs
-        ]
-        tables = _marked_tables(unit.counts, comps, config)
-        self.tables = {(s.source, s.gender): (s, t) for s, t in zip(specs, tables, strict=True)}
+        every = tables if tables is not None else unit_tables(unit, config)
+        rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
+        self.tables = {key: (spec, reselect(t, rule)) for key, (spec, t) in every.items()}
         self.sets = {key: _word_set(t) for key, (_, t) in self.tables.items()}
         s_f = self.sets.get(("named", "F"), [])
         s_m = self.sets.get(("named", "M"), [])

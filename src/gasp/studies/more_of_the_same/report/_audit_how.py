@@ -13,6 +13,7 @@ import pandas as pd
 from gasp.report import ReportWriter, Section, escape, item_html, layout_style, rules, word_button
 from gasp.results import AuditResults
 from gasp.studies.more_of_the_same._tables import (
+    CHANCE,
     EXCLUDED,
     MARKED_WORDS,
     MARKED_WORDS_BY_GROUP,
@@ -150,6 +151,7 @@ def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> No
     words = results.get(WORD_TABLES)
     marked = results.get(MARKED_WORDS)
     grouped = results.get(MARKED_WORDS_BY_GROUP)
+    _chance_items(writer, results, sec)
     if words is not None:
         layout = results.layout(WORD_TABLES)
         compact = table15_html(words, writer.known_words, layout.keys)
@@ -207,6 +209,28 @@ def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> No
             layout_style(results.layout(MARKED_WORDS)),
             collapsed=True,
         )
+
+
+def _chance_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
+    """The marked words expected by chance, beside the word tables."""
+    chance = results.get(CHANCE)
+    if chance is None or chance.empty:
+        return
+    total = chance[chance["source"] == "all"]
+    row = total.iloc[0] if len(total) else chance.iloc[-1]
+    sentence = rules.chance_sentence({str(k): v for k, v in row.items()}, "comparisons")
+    writer.table(
+        sec,
+        CHANCE,
+        chance,
+        "How many marked words chance alone would give",
+        f"{sentence} One row per "
+        "comparison (source and gender) and one for the whole run: n_tests counts the "
+        "words tested, z_cutoff_low and z_cutoff_high the z-score cutoffs applied "
+        f"({rules.significance_short(results.settings)}), expected_by_chance the marked "
+        "words expected if nothing differed, marked_words those found (pronouns included).",
+        layout_style(results.layout(CHANCE)),
+    )
 
 
 def add_how_section(writer: ReportWriter, results: AuditResults) -> None:

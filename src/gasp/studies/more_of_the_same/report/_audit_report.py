@@ -19,6 +19,7 @@ from gasp.results import AuditResults
 from gasp.studies.more_of_the_same._tables import (
     ASSOCIATION_ACCURACY,
     CAPTURE_RATE,
+    CHANCE,
     DECILES,
     EXCLUDED,
     MARKED_WORDS,
@@ -64,6 +65,7 @@ _RENDERED = {
     SRB_TEST,
     WORD_TABLES,
     EXCLUDED,
+    CHANCE,
     MODEL_COMPARISON,
     PERCENT_CHANGE,
     PROBE_CLUSTERS,
