@@ -1,4 +1,4 @@
-"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests.
+"""Statistics: Marked Words, Calibrated Marked Words, SRB scores, tests and intervals.
 
 One significance rule (:class:`SignificanceRule`) and one choice between Marked Words
 and Calibrated Marked Words (:func:`marked_words_many`, :class:`PairScorer`) serve
@@ -25,6 +25,22 @@ from gasp.stats._log_odds import log_odds_z
 from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
 from gasp.stats._method import PairScorer, marked_words_many
 from gasp.stats._multiple_testing import bh_reject, two_sided_p
+from gasp.stats._resampling import (
+    BOOTSTRAP,
+    CLUSTER,
+    SCHEMES,
+    SUBSAMPLE,
+    IntervalScheme,
+    bootstrap_mean,
+    bootstrap_rows,
+    describe_interval,
+    draw_rows,
+    interval_from_draws,
+    mean_interval,
+    subsample_rows,
+    subsample_scale,
+    subsample_size,
+)
 from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule
 from gasp.stats._significance import (
     BootstrapResult,
@@ -39,6 +55,20 @@ from gasp.stats._significance import (
 from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
 __all__ = [
+    "BOOTSTRAP",
+    "CLUSTER",
+    "SCHEMES",
+    "SUBSAMPLE",
+    "IntervalScheme",
+    "bootstrap_mean",
+    "bootstrap_rows",
+    "describe_interval",
+    "draw_rows",
+    "interval_from_draws",
+    "mean_interval",
+    "subsample_rows",
+    "subsample_scale",
+    "subsample_size",
     "BROWN_CORPUS_TOKENS",
     "CALIBRATION_FUNCTION_WORDS",
     "DEFAULT_ALPHA",
