@@ -16,14 +16,18 @@ Three schemes, chosen by what the statistic is:
     observed one, so about three times as many such words pass a 1.96 threshold, the
     sets grow and Chamfer distances shrink toward 0. A subsample is a genuine smaller
     sample, so its word sets behave like those of a real sample of size ``m``. The
-    interval reflects the subsample deviations around the estimate,
-    ``[est - s (q_hi - est), est - s (q_lo - est)]``, with ``s = sqrt(m / (n - m))``:
+    interval is ``[est - s (q_hi - c), est - s (q_lo - c)]`` where ``q`` are quantiles
+    of the subsample statistics and ``c`` their mean, with ``s = sqrt(m / (n - m))``:
     a without-replacement subsample mean has variance ``sigma^2 (n - m) / (m n)``
     (finite-population correction) while the estimate has ``sigma^2 / n``, so the
     deviations are multiplied by ``sqrt(m / (n - m)) = sqrt(b / (1 - b))`` (the delete-d
     jackknife factor of Shao and Wu 1989). With ``b = 1/2`` it is 1. The textbook
     ``sqrt(m / n)`` assumes ``m/n -> 0`` and, at a fixed half, makes intervals too short
-    by a factor 0.71.
+    by a factor 0.71. Centring at ``c`` rather than at the estimate (allowed by
+    Politis, Romano and Wolf 1999, Section 2.2) matters for word-set statistics: their
+    expectation moves with the sample size (a smaller sample marks fewer words), so
+    subsamples of size ``m`` sit around the value at ``m``, not at ``n``; reflecting
+    around the estimate would push the interval away by that drift.
 
 ``cluster``
     Bootstrap of whole clusters (occupations, jobs, templates) for a mean across them:
@@ -171,6 +175,28 @@ def draw_rows(scheme: IntervalScheme, rng: np.random.Generator, members: np.ndar
     return bootstrap_rows(rng, members)
 
 
+def draw_weights(
+    scheme: IntervalScheme, rng: np.random.Generator, n: int, draws: int | None = None
+) -> np.ndarray:
+    """(draws x n) multiplicities of ``n`` units in each draw of ``scheme``, all at once.
+
+    Subsamples hold 0 or 1 (``subsample_size(n, b)`` ones per row); resamples hold how
+    many times each unit was drawn (rows sum to ``n``).
+    """
+    rows = scheme.draws if draws is None else draws
+    out = np.zeros((rows, n), dtype=np.float64)
+    if rows == 0 or n == 0:
+        return out
+    if scheme.scheme == SUBSAMPLE:
+        m = subsample_size(n, float(scheme.fraction or DEFAULT_FRACTION))
+        order = np.argsort(rng.random((rows, n)), axis=1)[:, :m]
+        np.put_along_axis(out, order, 1.0, axis=1)
+        return out
+    picks = rng.integers(0, n, size=(rows, n))
+    np.add.at(out, (np.repeat(np.arange(rows), n), picks.ravel()), 1.0)
+    return out
+
+
 def subsample_scale(fraction: float) -> float:
     """The factor ``sqrt(b / (1 - b))`` applied to subsample deviations (see the module notes)."""
     return float(np.sqrt(fraction / (1.0 - fraction)))
@@ -193,7 +219,8 @@ def interval_from_draws(
     if scheme.scheme != SUBSAMPLE:
         return q_low, q_high
     s = subsample_scale(float(scheme.fraction or DEFAULT_FRACTION))
-    return estimate - s * (q_high - estimate), estimate - s * (q_low - estimate)
+    center = float(values.mean())
+    return estimate - s * (q_high - center), estimate - s * (q_low - center)
 
 
 def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator) -> np.ndarray:

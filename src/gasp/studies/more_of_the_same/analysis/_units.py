@@ -19,7 +19,7 @@ from gasp.stats import (
     Comparison,
     SignificanceRule,
     SRBResult,
-    draw_rows,
+    draw_weights,
     marked_words_many,
     srb_scores,
 )
@@ -283,11 +283,10 @@ class UnitAnalysis:
         names = [g for g in (*GROUPS, "other") if members[g].size]
         n_groups = len(names)
         weights = np.zeros((n_boot * n_groups + n_boot, n_rows), dtype=np.float64)
-        for b in range(n_boot):
-            for gi, g in enumerate(names):
-                draw = draw_rows(scheme, rng, members[g])
-                weights[b * n_groups + gi] = np.bincount(draw, minlength=n_rows)
-            weights[n_boot * n_groups + b] = weights[b * n_groups : (b + 1) * n_groups].sum(0)
+        for gi, g in enumerate(names):
+            drawn = draw_weights(scheme, rng, int(members[g].size))
+            weights[np.ix_(np.arange(n_boot) * n_groups + gi, members[g])] = drawn
+            weights[n_boot * n_groups :, members[g]] += drawn
         totals = group_totals(unit.counts, weights)
         specs = _specs_for(unit.masks)
         row = {g: gi for gi, g in enumerate(names)}
