@@ -90,7 +90,7 @@ class IntervalScheme:
         return np.random.default_rng(self.seed)
 
     def record(self) -> dict[str, Any]:
-        """The scheme as plain values, for result settings (read back by :func:`describe_interval`)."""
+        """The scheme as plain values for result settings (read by :func:`describe_interval`)."""
         return {
             "interval_scheme": self.scheme,
             "interval_draws": int(self.draws),
@@ -154,7 +154,7 @@ def subsample_size(n: int, fraction: float) -> int:
 
 
 def subsample_rows(rng: np.random.Generator, members: np.ndarray, fraction: float) -> np.ndarray:
-    """A subsample, without replacement, of ``fraction`` of ``members`` (all of them if fewer than 2)."""
+    """A subsample without replacement of ``fraction`` of ``members`` (all if fewer than 2)."""
     members = np.asarray(members)
     m = subsample_size(int(members.size), fraction)
     if m >= members.size:
@@ -231,7 +231,7 @@ def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator
     (units are whole clusters whose values were computed before).
     """
     if scheme.scheme == SUBSAMPLE:
-        raise ConfigError("bootstrap_mean draws with replacement; use the bootstrap or cluster scheme")
+        raise ConfigError("bootstrap_mean resamples with replacement: not the subsample scheme")
     x = np.asarray(values, dtype=np.float64).ravel()
     x = x[np.isfinite(x)]
     if x.size == 0 or scheme.draws == 0:

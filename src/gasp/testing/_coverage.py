@@ -12,9 +12,10 @@ near another, so the SRB score has a known sign.
 
 The statistics are those of the study, computed from word totals: plain Marked Words
 (:func:`gasp.stats.log_odds_z`, the unit's totals times ``prior_weight`` as the prior,
-z above a threshold against the other group), the SRB score of ``S_AF`` (and ``S_AM``) against ``S_F`` and
-``S_M`` (the one-sided Chamfer distance of :func:`gasp.stats.chamfer_distance`, on a
-precomputed word distance matrix), the size of ``S_AF``, a per-text rate and a share.
+z above a threshold against the other group), the SRB score of ``S_AF`` (and ``S_AM``)
+against ``S_F`` and ``S_M`` (the one-sided Chamfer distance of
+:func:`gasp.stats.chamfer_distance`, on a precomputed word distance matrix), the size
+of ``S_AF``, a per-text rate and a share.
 :func:`occupation_statistics` evaluates them on the observed texts and on the draws of
 an :class:`gasp.stats.IntervalScheme`, all draws at once.
 """
@@ -149,7 +150,8 @@ def _statistics(
         z = log_odds_z(totals[t], totals[o], prior)
         return np.asarray(np.nan_to_num(z, nan=-np.inf) > world.threshold)
 
-    s_af, s_am, s_f, s_m = marked("AF", "AM"), marked("AM", "AF"), marked("F", "M"), marked("M", "F")
+    s_af, s_am = marked("AF", "AM"), marked("AM", "AF")
+    s_f, s_m = marked("F", "M"), marked("M", "F")
     d = world.distances
     return {
         "srb_F": srb_from_masks(s_af, s_f, s_m, d),
@@ -179,9 +181,8 @@ def occupation_statistics(
     """
     rate, present = _per_text(world, counts["AF"])
     observed_totals = {g: counts[g].sum(axis=0, keepdims=True) for g in GROUPS}
-    obs = _statistics(
-        world, observed_totals, {"rate_F": np.array([rate.mean()]), "share_F": np.array([present.mean()])}
-    )
+    means = {"rate_F": np.array([rate.mean()]), "share_F": np.array([present.mean()])}
+    obs = _statistics(world, observed_totals, means)
     observed = {k: float(v[0]) for k, v in obs.items()}
     if scheme is None or scheme.draws == 0:
         return observed, {}

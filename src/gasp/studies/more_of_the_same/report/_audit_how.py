@@ -128,7 +128,8 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "associated men across occupations (statistic, p_value, df, with the mean score "
             "of each group and its interval; "
             f"{rules.mean_interval_phrase(settings)}); the permutation test shuffles the "
-            "associated F/M labels within each occupation and reports how often a shuffle gives a statistic at least as "
+            "associated F/M labels within each occupation and reports how often a shuffle "
+            "gives a statistic at least as "
             f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
             "groups are described differently. The variant column says which SRB a row "
             "tests; reason says why a test is undefined.",
