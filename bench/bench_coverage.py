@@ -12,7 +12,8 @@ their intervals under
 * NEW: the scheme :mod:`gasp.stats` assigns: subsamples of half of each group's texts
   without replacement, centred and rescaled, for word-set statistics (SRB, set size);
   the percentile bootstrap of texts for means of per-text values (rate, share; the same
-  as OLD); whole occupations resampled for the mean across occupations.
+  draws as OLD, widened by sqrt(n/(n-1)) t/z, a factor 1.005 here); whole occupations
+  resampled for the mean across occupations (expanded percentile).
 
 The truth of a per-occupation statistic is its mean over ``--truth`` independent corpora
 of the same size (for SRB also at 8 times the size, shown as ``large n``); the truth of
@@ -33,7 +34,15 @@ import time
 
 import numpy as np
 
-from gasp.stats import BOOTSTRAP, CLUSTER, SUBSAMPLE, IntervalScheme, mean_interval, welch_t_test
+from gasp.stats import (
+    BOOTSTRAP,
+    CLUSTER,
+    SUBSAMPLE,
+    IntervalScheme,
+    expansion,
+    mean_interval,
+    welch_t_test,
+)
 from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
 
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
@@ -80,8 +89,12 @@ def _replicate(
                 target = truth[name + ("_large" if key == "srb_large" else "")]
                 lo, hi = old.interval(observed[name], boot[name])
                 hits.setdefault(f"old {key}", []).append(_covers(lo, hi, target))
-                scheme, d = (new, sub) if name in WORD_SET else (old, boot)
-                lo, hi = scheme.interval(observed[name], d[name])
+                if name in WORD_SET:
+                    lo, hi = new.interval(observed[name], sub[name])
+                else:  # as mean_interval does: percentile, expanded for n texts
+                    lo, hi = old.interval(observed[name], boot[name])
+                    f, est = expansion(world.n_texts), observed[name]
+                    lo, hi = est - f * (est - lo), est + f * (hi - est)
                 hits.setdefault(f"new {key}", []).append(_covers(lo, hi, target))
         estimates.append(observed["srb_F"])
         old_means.append(boot["srb_F"])

@@ -27,6 +27,7 @@ from gasp.stats import (
     IntervalScheme,
     describe_interval,
     draw_weights,
+    expansion,
     interval_from_draws,
     mean_interval,
     subsample_scale,
@@ -43,7 +44,8 @@ def test_description_names_scheme_draws_fraction_and_seed() -> None:
     )
     boot = IntervalScheme(BOOTSTRAP, 200, 7, 0.9, unit="answers")
     assert boot.describe() == (
-        "90% interval from 200 bootstrap resamples of answers with replacement (percentile); seed 7"
+        "90% interval from 200 bootstrap resamples of answers with replacement "
+        "(expanded percentile); seed 7"
     )
     assert describe_interval(boot.record()) == boot.describe()
     assert "whole occupations" in IntervalScheme(CLUSTER, 10, 1, unit="occupations").describe()
@@ -96,6 +98,28 @@ def test_subsample_rescaling_matches_the_variance_of_a_mean() -> None:
     se = x.std(ddof=1) / np.sqrt(x.size)
     assert subsample_scale(0.5) * means.std() == pytest.approx(se, rel=0.05)
     assert np.sqrt(0.5) * means.std() < 0.75 * se
+
+
+def test_expansion_by_hand() -> None:
+    # sqrt(10/9) * t(0.975, 9) / z(0.975) = 1.0541 * 2.2622 / 1.9600
+    assert expansion(10) == pytest.approx(1.0541 * 2.2622 / 1.9600, rel=1e-3)
+    assert expansion(1) == 1.0 and 1.0 < expansion(400) < 1.01
+
+
+def test_few_clusters_need_the_expanded_interval() -> None:
+    """Ten clusters: the plain percentile interval of their mean covers too rarely, the
+    expanded one about 95%."""
+    rng = np.random.default_rng(8)
+    plain = IntervalScheme(CLUSTER, 400, 0, expanded=False)
+    wide = IntervalScheme(CLUSTER, 400, 0)
+    hits: dict[str, list[bool]] = {"plain": [], "wide": []}
+    for _ in range(400):
+        x = rng.normal(size=10)
+        for name, scheme in (("plain", plain), ("wide", wide)):
+            _, low, high = mean_interval(x, scheme, rng)
+            hits[name].append(low <= 0.0 <= high)
+    assert np.mean(hits["plain"]) < 0.91
+    assert 0.92 <= np.mean(hits["wide"]) <= 0.98
 
 
 def test_mean_interval_covers_a_known_mean() -> None:

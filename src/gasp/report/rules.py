@@ -128,7 +128,7 @@ def interval_phrase(settings: Mapping[str, Any]) -> str:
     if isinstance(record, Mapping) and record.get("interval_scheme"):
         if not record.get("interval_draws"):
             return "no resampling was run, so there are no interval bars"
-        return "bars are " + describe_interval(record)
+        return "bars: " + describe_interval(record)
     n_boot, level = srb.get("n_bootstrap"), srb.get("ci_level")
     if n_boot is None:
         return "bars are bootstrap intervals (resampling settings " + NOT_SAVED + ")"

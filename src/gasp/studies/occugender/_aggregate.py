@@ -39,7 +39,12 @@ class Bootstrap:
     def scheme(self) -> IntervalScheme:
         """The interval scheme: whole jobs and templates drawn with replacement."""
         return IntervalScheme(
-            CLUSTER, self.n_boot, self.seed, self.confidence, unit="jobs and templates"
+            CLUSTER,
+            self.n_boot,
+            self.seed,
+            self.confidence,
+            unit="jobs and templates",
+            expanded=False,
         )
 
 

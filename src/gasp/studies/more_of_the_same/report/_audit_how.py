@@ -101,7 +101,7 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
             "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
             "marked words with an embedding; ci_low and ci_high bound the interval "
-            f"({rules.interval_phrase(settings).removeprefix('bars are ')}; "
+            f"({rules.interval_phrase(settings).removeprefix('bars: ')}; "
             "interval_scheme, interval_draws and interval_seed repeat it per row); "
             "reason says why a score is missing. The columns ending in _names_removed hold "
             "the name-free variant; names_removed and gender_terms_removed count the words "
