@@ -107,8 +107,8 @@ def test_expansion_by_hand() -> None:
 
 
 def test_few_clusters_need_the_expanded_interval() -> None:
-    """Ten clusters: the plain percentile interval of their mean covers too rarely, the
-    expanded one about 95%."""
+    """Ten clusters: the plain percentile interval of their mean covers 0.905 here, the
+    expanded one 0.945."""
     rng = np.random.default_rng(8)
     plain = IntervalScheme(CLUSTER, 400, 0, expanded=False)
     wide = IntervalScheme(CLUSTER, 400, 0)

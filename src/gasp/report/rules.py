@@ -128,7 +128,12 @@ def interval_phrase(settings: Mapping[str, Any]) -> str:
     if isinstance(record, Mapping) and record.get("interval_scheme"):
         if not record.get("interval_draws"):
             return "no resampling was run, so there are no interval bars"
-        return "bars: " + describe_interval(record)
+        rough = (
+            " (from fewer than 100 draws the bounds are rough; --bootstrap raises it)"
+            if int(record["interval_draws"]) < 100
+            else ""
+        )
+        return "bars: " + describe_interval(record) + rough
     n_boot, level = srb.get("n_bootstrap"), srb.get("ci_level")
     if n_boot is None:
         return "bars are bootstrap intervals (resampling settings " + NOT_SAVED + ")"

@@ -60,6 +60,7 @@ SUBSAMPLE = "subsample"
 CLUSTER = "cluster"
 SCHEMES: tuple[str, ...] = (BOOTSTRAP, SUBSAMPLE, CLUSTER)
 DEFAULT_FRACTION = 0.5
+_BLOCK = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -162,28 +163,6 @@ def subsample_size(n: int, fraction: float) -> int:
     return int(min(n - 1, max(1, round(fraction * n))))
 
 
-def subsample_rows(rng: np.random.Generator, members: np.ndarray, fraction: float) -> np.ndarray:
-    """A subsample without replacement of ``fraction`` of ``members`` (all if fewer than 2)."""
-    members = np.asarray(members)
-    m = subsample_size(int(members.size), fraction)
-    if m >= members.size:
-        return members
-    return np.sort(rng.choice(members, size=m, replace=False))
-
-
-def bootstrap_rows(rng: np.random.Generator, members: np.ndarray) -> np.ndarray:
-    """A with-replacement resample of ``members`` of the same size."""
-    members = np.asarray(members)
-    return rng.choice(members, size=members.size) if members.size else members
-
-
-def draw_rows(scheme: IntervalScheme, rng: np.random.Generator, members: np.ndarray) -> np.ndarray:
-    """Rows of one draw of ``members`` under ``scheme`` (subsample or resample)."""
-    if scheme.scheme == SUBSAMPLE:
-        return subsample_rows(rng, members, float(scheme.fraction or DEFAULT_FRACTION))
-    return bootstrap_rows(rng, members)
-
-
 def draw_weights(
     scheme: IntervalScheme, rng: np.random.Generator, n: int, draws: int | None = None
 ) -> np.ndarray:
@@ -235,7 +214,8 @@ def interval_from_draws(
 def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator) -> np.ndarray:
     """Draws of the mean of per-unit ``values`` (NaN left out) under a bootstrap scheme.
 
-    Vectorized: one (draws x units) multinomial weight matrix. Used for the
+    Vectorized over blocks of draws (at most about four million drawn indices at a
+    time, whatever the number of units). Used for the
     ``bootstrap`` scheme (units are texts, answers, triples) and the ``cluster`` scheme
     (units are whole clusters whose values were computed before).
     """
@@ -245,8 +225,12 @@ def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator
     x = x[np.isfinite(x)]
     if x.size == 0 or scheme.draws == 0:
         return np.empty(0)
-    idx = rng.integers(0, x.size, size=(scheme.draws, x.size))
-    return np.asarray(x[idx].mean(axis=1))
+    block = max(1, _BLOCK // x.size)
+    out = np.empty(scheme.draws)
+    for start in range(0, scheme.draws, block):
+        rows = min(block, scheme.draws - start)
+        out[start : start + rows] = x[rng.integers(0, x.size, size=(rows, x.size))].mean(axis=1)
+    return out
 
 
 def mean_interval(
