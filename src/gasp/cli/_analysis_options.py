@@ -45,7 +45,7 @@ EmbeddingsOption = Annotated[
     str | None, typer.Option(help="Word embeddings for SRB (default glove).")
 ]
 BootstrapOption = Annotated[
-    int | None, typer.Option(help="Bootstrap resamples of each SRB interval (0: none).")
+    int | None, typer.Option(help="Draws behind each interval (0: none; docs/intervals.md).")
 ]
 PermutationsOption = Annotated[
     int | None, typer.Option(help="Label shuffles of the permutation test (0: none).")

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from gasp.stats import describe_interval
+
 NOT_SAVED = "not recorded with these results"
 _CALIBRATION_LABELS = (("alpha", "alpha"), ("c_topic", "C_topic"), ("c_english", "C_English"))
 
@@ -147,14 +149,36 @@ def sampling_sentence(settings: Mapping[str, Any]) -> str:
 
 
 def interval_phrase(settings: Mapping[str, Any]) -> str:
-    """What the bars of the SRB figure are (bootstrap level and resamples)."""
+    """What the bars of the SRB figure are: the saved interval scheme in one sentence
+    (results saved before schemes were recorded: bootstrap level and resamples)."""
     srb = _part(settings, "srb")
+    record = srb.get("interval")
+    if isinstance(record, Mapping) and record.get("interval_scheme"):
+        if not record.get("interval_draws"):
+            return "no resampling was run, so there are no interval bars"
+        rough = (
+            " (from fewer than 100 draws the bounds are rough; --bootstrap raises it)"
+            if int(record["interval_draws"]) < 100
+            else ""
+        )
+        return "bars: " + describe_interval(record) + rough
     n_boot, level = srb.get("n_bootstrap"), srb.get("ci_level")
     if n_boot is None:
         return "bars are bootstrap intervals (resampling settings " + NOT_SAVED + ")"
     if not n_boot:
         return "no bootstrap was run, so there are no interval bars"
-    return f"bars are {_pct(level)} percentile bootstrap intervals over {n_boot} resamples"
+    return (
+        f"bars are {_pct(level)} percentile bootstrap intervals over {n_boot} resamples "
+        "with replacement (these lean toward 0: repeated generations mark more words)"
+    )
+
+
+def mean_interval_phrase(settings: Mapping[str, Any]) -> str:
+    """How the intervals of the mean SRB scores across occupations were obtained."""
+    record = _part(settings, "srb").get("mean_interval")
+    if not isinstance(record, Mapping):
+        return "these results predate intervals of the mean scores"
+    return "mean_F_low/high and mean_M_low/high: " + describe_interval(record)
 
 
 def permutation_phrase(settings: Mapping[str, Any]) -> str:

@@ -1,4 +1,4 @@
-"""Statistics: Marked Words, Calibrated Marked Words, SRB scores and tests.
+"""Statistics: Marked Words, Calibrated Marked Words, SRB scores, tests and intervals.
 
 One significance rule (:class:`SignificanceRule`) and one choice between Marked Words
 and Calibrated Marked Words (:func:`marked_words_many`, :class:`PairScorer`) serve
@@ -33,6 +33,21 @@ from gasp.stats._multiplicity import (
     study_rule,
     z_cutoff,
 )
+from gasp.stats._resampling import (
+    BOOTSTRAP,
+    CLUSTER,
+    SCHEMES,
+    SUBSAMPLE,
+    IntervalScheme,
+    bootstrap_mean,
+    describe_interval,
+    draw_weights,
+    expansion,
+    interval_from_draws,
+    mean_interval,
+    subsample_scale,
+    subsample_size,
+)
 from gasp.stats._rule import DEFAULT_THRESHOLD, FDR_SCOPES, SignificanceRule
 from gasp.stats._significance import (
     BootstrapResult,
@@ -47,14 +62,18 @@ from gasp.stats._significance import (
 from gasp.stats._srb import SRBResult, chamfer_distance, srb_score, srb_scores
 
 __all__ = [
+    "BOOTSTRAP",
     "BROWN_CORPUS_TOKENS",
     "CALIBRATION_FUNCTION_WORDS",
+    "CLUSTER",
     "DEFAULT_ALPHA",
     "DEFAULT_C_ENGLISH",
     "DEFAULT_C_TOPIC",
     "DEFAULT_THRESHOLD",
     "FDR_SCOPES",
     "IDENTITY_WORDS",
+    "SCHEMES",
+    "SUBSAMPLE",
     "BootstrapResult",
     "CalibratedConfig",
     "CalibratedMarkedWords",
@@ -62,6 +81,7 @@ __all__ = [
     "CalibrationReport",
     "ChanceCount",
     "Comparison",
+    "IntervalScheme",
     "MarkedWords",
     "PairScorer",
     "PermutationResult",
@@ -72,6 +92,7 @@ __all__ = [
     "bh_p_cutoff",
     "bh_reject",
     "bootstrap_ci",
+    "bootstrap_mean",
     "calibrate",
     "calibrated_marked_words",
     "calibrated_marked_words_many",
@@ -79,12 +100,17 @@ __all__ = [
     "chamfer_distance",
     "chance_count",
     "common_english_words",
+    "describe_interval",
+    "draw_weights",
     "english_prior",
+    "expansion",
     "group_mask",
+    "interval_from_draws",
     "log_odds_z",
     "marked_words",
     "marked_words_many",
     "marked_words_table",
+    "mean_interval",
     "parse_selector",
     "percent_change",
     "permutation_test",
@@ -93,6 +119,8 @@ __all__ = [
     "srb_score",
     "srb_scores",
     "study_rule",
+    "subsample_scale",
+    "subsample_size",
     "two_sided_p",
     "welch_t_test",
     "z_cutoff",

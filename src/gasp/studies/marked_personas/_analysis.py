@@ -21,7 +21,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gasp.stats import SignificanceRule, chance_count, marked_words, reselect, study_rule
+from gasp.stats import (
+    BOOTSTRAP,
+    IntervalScheme,
+    SignificanceRule,
+    chance_count,
+    marked_words,
+    reselect,
+    study_rule,
+)
 from gasp.studies.marked_personas._jsd import jsd_top_words
 from gasp.studies.marked_personas._lexicons import (
     COUNTINGS,
@@ -51,10 +59,18 @@ class Settings:
     refusal_patterns: tuple[str, ...] = ("language model",)
     exclude_refusals: bool = False
     lexicon_axis: str = "race"
+    interval_draws: int = 1000
+    interval_seed: int = 0
+
+    def interval_scheme(self) -> IntervalScheme:
+        """How lexicon rates, mean sentiment and SVM accuracies get their intervals: each
+        is a mean of per-text values, so the texts are bootstrapped."""
+        return IntervalScheme(BOOTSTRAP, self.interval_draws, self.interval_seed)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON values."""
-        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()}
+        """Plain JSON values, with the interval scheme's record under ``interval``."""
+        values = {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items()}
+        return {**values, "interval": self.interval_scheme().record()}
 
     def rule(self) -> SignificanceRule:
         """The significance rule of Marked Words (a study-wide FDR still unresolved)."""
@@ -197,6 +213,7 @@ def _svm(
         seed=s.svm_seed,
         top_k=s.top_k,
         label=lambda v: names.get(v, v),
+        scheme=s.interval_scheme(),
     )
     return result.accuracy, result.top_words
 
@@ -234,7 +251,10 @@ def _lexicons(
     texts = frame["text"].tolist()
     lexicons = race_lexicons()
     rates = pd.concat(
-        [lexicon_rates(texts, groups, lexicons, c).assign(counting=c) for c in COUNTINGS],
+        [
+            lexicon_rates(texts, groups, lexicons, c, s.interval_scheme()).assign(counting=c)
+            for c in COUNTINGS
+        ],
         ignore_index=True,
     )
     every = word_presence(texts, groups, [w for ws in lexicons.values() for w in ws])
@@ -250,7 +270,9 @@ def _lexicons(
         ignore_index=True,
     )
     return {
-        "lexicon_rates": rates[["counting", "lexicon", "group", "n", "mean_pct", "se_pct"]],
+        "lexicon_rates": rates[
+            ["counting", "lexicon", "group", "n", "mean_pct", "se_pct", "low_pct", "high_pct"]
+        ],
         "lexicon_words": presence[
             ["lexicon", "word", "group", "n", "share_containing", "per_text", "occurrences"]
         ],
@@ -259,14 +281,18 @@ def _lexicons(
 
 
 def _sentiment(
-    frame: pd.DataFrame, counts: DocTermCounts, words: list[str], study: MarkedPersonasStudy
+    frame: pd.DataFrame,
+    counts: DocTermCounts,
+    words: list[str],
+    study: MarkedPersonasStudy,
+    scheme: IntervalScheme,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     scores = compound(frame["text"].tolist())
     columns = [a.name for a in study.axes]
     if "model" in frame and frame["model"].nunique() > 1:
         columns.append("model")  # a table of several models: per model too
-    by_axis = [group_sentiment(scores, [f"{c}: {v}" for v in frame[c]]) for c in columns]
-    groups = group_sentiment(scores, frame["group"].tolist())
+    by_axis = [group_sentiment(scores, [f"{c}: {v}" for v in frame[c]], scheme) for c in columns]
+    groups = group_sentiment(scores, frame["group"].tolist(), scheme)
     table = pd.concat(
         [groups.iloc[:1], *(t.iloc[1:] for t in by_axis), groups.iloc[1:]], ignore_index=True
     )
@@ -303,7 +329,9 @@ def analyze_kind(
     marked = _marked(tables, applied)
     accuracy, top = _svm(frame, study, settings)
     jsd = _jsd(frame, counts, study, settings)
-    sentiment, words = _sentiment(frame, counts, sorted(set(marked["word"])), study)
+    sentiment, words = _sentiment(
+        frame, counts, sorted(set(marked["word"])), study, settings.interval_scheme()
+    )
     return {
         "marked_words": marked,
         "chance_marked_words": chance_table(tables, applied, settings.rule()),

@@ -20,6 +20,7 @@ from importlib import resources
 import numpy as np
 import pandas as pd
 
+from gasp.stats import IntervalScheme, mean_interval
 from gasp.text import tokenize
 
 COUNTINGS = ("authors", "tokens")
@@ -71,9 +72,12 @@ def lexicon_rates(
     groups: Sequence[str],
     lexicons: dict[str, list[str]],
     counting: str = "authors",
+    scheme: IntervalScheme | None = None,
 ) -> pd.DataFrame:
     """Mean and standard error (ddof 1 / sqrt n) in percent of each lexicon's rate per
-    group of texts: columns ``lexicon``, ``group``, ``n``, ``mean_pct``, ``se_pct``."""
+    group of texts: columns ``lexicon``, ``group``, ``n``, ``mean_pct``, ``se_pct``, and
+    with ``scheme`` (a bootstrap of texts: the rate is a mean of per-text rates)
+    ``low_pct`` and ``high_pct``, its interval."""
     labels = np.asarray(groups, dtype=object)
     if counting == "authors":
         # Every listed word counts (duplicates too), as in the authors' loop.
@@ -94,22 +98,20 @@ def lexicon_rates(
             for n, ws in lexicons.items()
         }
     safe = np.where(lengths > 0, lengths, 1.0)
+    rng = scheme.rng() if scheme is not None else None
     rows = []
     for name in lexicons:
         rates = np.where(lengths > 0, lexicon_counts[name] / safe, 0.0) * 100
         for group in dict.fromkeys(labels.tolist()):
             r = rates[labels == group]
             se = float(r.std(ddof=1) / np.sqrt(len(r))) if len(r) > 1 else float("nan")
-            rows.append(
-                {
-                    "lexicon": name,
-                    "group": group,
-                    "n": len(r),
-                    "mean_pct": float(r.mean()),
-                    "se_pct": se,
-                }
-            )
-    return pd.DataFrame(rows, columns=["lexicon", "group", "n", "mean_pct", "se_pct"])
+            row = {"lexicon": name, "group": group, "n": len(r), "mean_pct": float(r.mean()),
+                   "se_pct": se}  # fmt: skip
+            if scheme is not None:
+                _, row["low_pct"], row["high_pct"] = mean_interval(r, scheme, rng)
+            rows.append(row)
+    columns = ["lexicon", "group", "n", "mean_pct", "se_pct"]
+    return pd.DataFrame(rows, columns=columns + (["low_pct", "high_pct"] if scheme else []))
 
 
 def word_presence(

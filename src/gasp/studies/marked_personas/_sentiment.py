@@ -16,6 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gasp.stats import IntervalScheme, mean_interval
+
 
 @cache
 def _analyzer() -> Any:
@@ -30,16 +32,23 @@ def compound(texts: Sequence[str]) -> np.ndarray:
     return np.array([analyzer.polarity_scores(str(t))["compound"] for t in texts], dtype=float)
 
 
-def group_sentiment(scores: np.ndarray, groups: Sequence[str]) -> pd.DataFrame:
-    """Mean and SD (ddof 0) of the compound score per group, and over all texts."""
+def group_sentiment(
+    scores: np.ndarray, groups: Sequence[str], scheme: IntervalScheme | None = None
+) -> pd.DataFrame:
+    """Mean and SD (ddof 0) of the compound score per group, and over all texts; with
+    ``scheme`` (a bootstrap of texts) also ``low`` and ``high``, the mean's interval."""
     labels = np.asarray(groups, dtype=object)
-    rows = [
-        {"group": "all", "n": len(scores), "mean": float(scores.mean()), "sd": float(scores.std())}
-    ]
-    for group in dict.fromkeys(labels.tolist()):
-        s = scores[labels == group]
-        rows.append({"group": group, "n": len(s), "mean": float(s.mean()), "sd": float(s.std())})
-    return pd.DataFrame(rows, columns=["group", "n", "mean", "sd"])
+    rng = scheme.rng() if scheme is not None else None
+    parts = [("all", scores)]
+    parts += [(g, scores[labels == g]) for g in dict.fromkeys(labels.tolist())]
+    rows = []
+    for group, s in parts:
+        row = {"group": group, "n": len(s), "mean": float(s.mean()), "sd": float(s.std())}
+        if scheme is not None:
+            _, row["low"], row["high"] = mean_interval(s, scheme, rng)
+        rows.append(row)
+    columns = ["group", "n", "mean", "sd"] + (["low", "high"] if scheme is not None else [])
+    return pd.DataFrame(rows, columns=columns)
 
 
 def word_sentiment(

@@ -92,6 +92,7 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
         min_df=0.001 if min_df is None else float(min_df),
         refusal_patterns=pats,
         exclude_refusals=bool(options.get("exclude_refusals")),
+        interval_seed=int(options.get("seed") or 0),
     )
 
 

@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
+from gasp.stats import IntervalScheme, mean_interval
 
 ANONYMIZERS = ("paper", "clean")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -129,8 +130,13 @@ def one_vs_rest_svm(
     seed: int = 42,
     top_k: int = 10,
     label: Callable[[str], str] | None = None,
+    scheme: IntervalScheme | None = None,
 ) -> SvmResult:
     """One-vs-rest linear SVMs for each grouping (name -> one group label per text).
+
+    With ``scheme`` (a bootstrap of the held-out texts: accuracy is a mean of per-text
+    hits) each accuracy gets ``accuracy_low`` and ``accuracy_high``, an interval for
+    the accuracy of the fitted classifier on new texts (the split and fit held fixed).
 
     A grouping with a group of fewer than 2 texts, or with a single group, is left out
     (a stratified split needs two texts per group and a classifier two classes).
@@ -141,6 +147,7 @@ def one_vs_rest_svm(
 
     # CountVectorizer's default tokens (two or more word characters), found once.
     docs = [_TOKEN.findall(anonymize(t, anonymizer)) for t in texts]
+    rng = scheme.rng() if scheme is not None else None
     acc_rows: list[dict[str, Any]] = []
     top_rows: list[dict[str, Any]] = []
     for grouping, labels in groupings.items():
@@ -183,6 +190,7 @@ def one_vs_rest_svm(
                     "n_test": len(test),
                     "n_test_group": int(pos.sum()),
                     "accuracy": float((pred == y_test).mean()),
+                    **_accuracy_interval(pred == y_test, scheme, rng),
                     "baseline": float(max(pos.mean(), neg.mean())),
                     "balanced_accuracy": float(np.mean(recalls)),
                     "top_words": ", ".join(str(vocab[j]) for j in order),
@@ -203,6 +211,16 @@ def one_vs_rest_svm(
     )
 
 
+def _accuracy_interval(
+    hits: np.ndarray, scheme: IntervalScheme | None, rng: np.random.Generator | None
+) -> dict[str, float]:
+    """``accuracy_low`` and ``accuracy_high`` of per-text hits (NaN without a scheme)."""
+    if scheme is None:
+        return {"accuracy_low": float("nan"), "accuracy_high": float("nan")}
+    _, low, high = mean_interval(hits.astype(float), scheme, rng)
+    return {"accuracy_low": low, "accuracy_high": high}
+
+
 _ACC_COLUMNS = [
     "grouping",
     "group",
@@ -210,6 +228,8 @@ _ACC_COLUMNS = [
     "n_test",
     "n_test_group",
     "accuracy",
+    "accuracy_low",
+    "accuracy_high",
     "baseline",
     "balanced_accuracy",
     "top_words",

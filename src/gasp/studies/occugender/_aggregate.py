@@ -5,6 +5,9 @@ The bootstrap resamples, in each of ``n_boot`` rounds, the jobs of each group an
 templates of the task, both with replacement (the templates drawn once per round and
 shared by both groups), and recomputes the group means from the cells; the interval is
 the percentile interval at ``confidence``. With one template per task only the jobs vary.
+The draws come from :func:`gasp.stats.draw_weights` under the ``cluster`` scheme of
+:class:`gasp.stats.IntervalScheme`: the cell shares are computed, not sampled, so the
+only variation an interval can speak of is which jobs and templates were chosen.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from gasp.stats import CLUSTER, IntervalScheme, draw_weights
 from gasp.studies.occugender._data import GROUPS, NO_DEBIASING
 
 VALUES = ("M", "F", "D", "coverage")
@@ -31,6 +35,17 @@ class Bootstrap:
     n_boot: int = 1000
     confidence: float = 0.95
     seed: int = 0
+
+    def scheme(self) -> IntervalScheme:
+        """The interval scheme: whole jobs and templates drawn with replacement."""
+        return IntervalScheme(
+            CLUSTER,
+            self.n_boot,
+            self.seed,
+            self.confidence,
+            unit="jobs and templates",
+            expanded=False,
+        )
 
 
 def job_table(cells: pd.DataFrame) -> pd.DataFrame:
@@ -75,9 +90,9 @@ def _weighted(arr: np.ndarray, wj: np.ndarray, wt: np.ndarray) -> np.ndarray:
         return num / den
 
 
-def _draws(rng: np.random.Generator, n: int, rounds: int) -> np.ndarray:
-    idx = rng.integers(0, n, size=(rounds, n))
-    return np.stack([np.bincount(r, minlength=n) for r in idx]).astype(float)
+def _draws(rng: np.random.Generator, n: int, boot: Bootstrap) -> np.ndarray:
+    """(rounds, n) times each of ``n`` jobs or templates is drawn in each round."""
+    return draw_weights(boot.scheme(), rng, n)
 
 
 def _point(arr: np.ndarray) -> np.ndarray:
@@ -103,7 +118,7 @@ def group_table(cells: pd.DataFrame, boot: Bootstrap) -> tuple[pd.DataFrame, pd.
     rows, gaps = [], []
     for (task, condition), part in cells.groupby(["task", "condition"], sort=False):
         templates = list(dict.fromkeys(part["template"]))
-        wt = _draws(rng, len(templates), boot.n_boot)
+        wt = _draws(rng, len(templates), boot)
         means: dict[str, np.ndarray] = {}
         for group in GROUPS:
             sub = part[part["group"] == group]
@@ -112,7 +127,7 @@ def group_table(cells: pd.DataFrame, boot: Bootstrap) -> tuple[pd.DataFrame, pd.
                 continue
             arr = _array(sub, jobs, templates)
             point = _point(arr)
-            res = _weighted(arr, _draws(rng, len(jobs), boot.n_boot), wt)
+            res = _weighted(arr, _draws(rng, len(jobs), boot), wt)
             means[group] = res
             lo, hi = _interval(res, alpha)
             row = {

@@ -145,6 +145,7 @@ def analyze_scores(
             "bootstrap": boot.n_boot,
             "confidence": boot.confidence,
             "seed": boot.seed,
+            "interval": boot.scheme().record(),
             "approximate": approximate,
             "n_cells": len(cells),
             "n_cells_without_coverage": int(cells["M"].isna().sum()),

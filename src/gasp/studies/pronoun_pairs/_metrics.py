@@ -9,7 +9,8 @@
 * **binary inconsistent** = he/she pairs whose answers differ / pairs with both answers.
 
 Intervals are percentile bootstraps over the units of each share (answers, triples,
-pairs) with a recorded seed (:func:`gasp.stats.bootstrap_ci`).
+pairs) with a recorded seed: every share is a mean of per-unit values, so the plain
+bootstrap scheme of :class:`gasp.stats.IntervalScheme` applies (:func:`gasp.stats.mean_interval`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gasp.stats import bootstrap_ci
+from gasp.stats import BOOTSTRAP, IntervalScheme, mean_interval
 from gasp.studies.pronoun_pairs._parse import UNPARSED, parse_answer, prompt_echoes
 from gasp.studies.pronoun_pairs._templates import PAIR_TEMPLATES, PRONOUNS
 
@@ -34,6 +35,16 @@ class IntervalSettings:
     n_resamples: int = 1000
     confidence: float = 0.95
     seed: int = 0
+
+    def scheme(self) -> IntervalScheme:
+        """The interval scheme: the answers, triples or pairs drawn with replacement."""
+        return IntervalScheme(
+            BOOTSTRAP,
+            self.n_resamples,
+            self.seed,
+            self.confidence,
+            unit="the answers, triples or he/she pairs",
+        )
 
 
 def parse_answers(samples: pd.DataFrame) -> pd.DataFrame:
@@ -75,19 +86,7 @@ def triples(answers: pd.DataFrame) -> pd.DataFrame:
 def _share(
     values: np.ndarray, settings: IntervalSettings, rng: np.random.Generator
 ) -> tuple[float, float, float]:
-    if values.size == 0:
-        return (float("nan"),) * 3
-    estimate = float(values.mean())
-    if values.min() == values.max():  # every resample equals the estimate
-        return estimate, estimate, estimate
-    result = bootstrap_ci(
-        [values],
-        np.mean,
-        rng=rng,
-        n_resamples=settings.n_resamples,
-        confidence=settings.confidence,
-    )
-    return estimate, result.low, result.high
+    return mean_interval(values, settings.scheme(), rng)
 
 
 def summary_table(

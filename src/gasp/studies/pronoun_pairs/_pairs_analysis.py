@@ -183,6 +183,7 @@ def analyze_pairs_frame(
         "bootstrap_resamples": intervals.n_resamples,
         "confidence": intervals.confidence,
         "seed": intervals.seed,
+        "interval": intervals.scheme().record(),
         "unparsed_counts_as_incorrect": True,
         "unparsed_is_an_answer_in_consistency": True,
         "examples_per_cell": examples_cap,

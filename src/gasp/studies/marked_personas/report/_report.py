@@ -20,6 +20,7 @@ from gasp.report import (
     rules,
 )
 from gasp.results import AuditResults
+from gasp.stats import describe_interval
 from gasp.studies.marked_personas.report._figures import (
     figure_lexicon_matrix,
     figure_lexicon_rates,
@@ -60,7 +61,9 @@ def _svm_explanation(settings: Mapping[str, Any]) -> str:
         f"and one linear SVM (C = 1) per group against the rest, on raw word counts "
         f"(min_df {settings.get('min_df')}) of texts lowercased, without punctuation and with "
         f"{how}. The baseline is the accuracy of always answering the majority class; "
-        "balanced accuracy averages the recall of both classes (0.5 is chance)."
+        "balanced accuracy averages the recall of both classes (0.5 is chance). "
+        "accuracy_low and accuracy_high: " + _interval_text(settings, "held-out texts") + ", "
+        "for the fitted classifier on new texts (the split and the fit are held fixed)."
     )
 
 
@@ -78,6 +81,14 @@ def _rule_phrase(settings: Mapping[str, Any]) -> str:
         "its weighted log-odds z-score is positive and the Benjamini-Hochberg procedure, "
         f"controlling the false discovery rate at {fdr:g} over {family}, rejects it"
     )
+
+
+def _interval_text(settings: Mapping[str, Any], unit: str) -> str:
+    """How this study's intervals were obtained, from the saved settings."""
+    record = settings.get("interval")
+    if not isinstance(record, Mapping):
+        return "no interval was computed for these results"
+    return describe_interval({**record, "interval_unit": unit})
 
 
 def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
@@ -179,7 +190,9 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
             "lexicon_rates",
             "Stereotype lexicon rates",
             "Both countings: 'authors' (substrings) and 'tokens' (whole words); percent, "
-            "with standard error.",
+            "with standard error; low_pct and high_pct: "
+            + _interval_text(settings, "texts of the group")
+            + ".",
             True,
         )
     if words is not None:
@@ -222,7 +235,9 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
     table(
         "sentiment",
         "Sentiment per group",
-        "VADER compound score (-1 to 1) of the texts, mean and SD.",
+        "VADER compound score (-1 to 1) of the texts, mean and SD; low and high: "
+        + _interval_text(settings, "texts of the group")
+        + ".",
     )
     table(
         "word_sentiment",

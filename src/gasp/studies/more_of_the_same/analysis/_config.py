@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.stats import FDR_SCOPES, SignificanceRule
+from gasp.stats import CLUSTER, FDR_SCOPES, SUBSAMPLE, IntervalScheme, SignificanceRule
 
 UNSPECIFIED = "unspecified"
 """The condition of the prompts that name no gender."""
@@ -42,8 +42,10 @@ class AnalysisConfig:
             its defaults.
         embeddings: name of the word embeddings for SRB (``"glove"`` by default) or an
             embeddings object already loaded.
-        n_bootstrap: resamples for the bootstrap confidence interval of each SRB score
-            (0 switches the bootstrap off).
+        n_bootstrap: subsamples behind the interval of each SRB score (0 switches the
+            intervals off); see :meth:`srb_interval_scheme`.
+        subsample_fraction: share ``b`` of each group's generations drawn, without
+            replacement, into each subsample (see :mod:`gasp.stats` resampling notes).
         ci_level: level of those intervals.
         n_permutations: label shuffles of the permutation test of the SRB difference
             (0 switches it off).
@@ -69,6 +71,7 @@ class AnalysisConfig:
     calibration: Any = None
     embeddings: Any = "glove"
     n_bootstrap: int = 20
+    subsample_fraction: float = 0.5
     ci_level: float = 0.95
     n_permutations: int = 50
     seed: int = 0
@@ -86,6 +89,10 @@ class AnalysisConfig:
             raise ConfigError("n_bootstrap and n_permutations must not be negative")
         if not 0.0 < self.ci_level < 1.0:
             raise ConfigError(f"ci_level must lie in (0, 1), got {self.ci_level}")
+        if not 0.0 < self.subsample_fraction < 1.0:
+            raise ConfigError(
+                f"subsample_fraction must lie in (0, 1), got {self.subsample_fraction}"
+            )
         if self.fdr_alpha is not None and not 0.0 < self.fdr_alpha < 1.0:
             raise ConfigError(f"fdr_alpha must lie in (0, 1), got {self.fdr_alpha}")
         if self.fdr_scope not in FDR_SCOPES:
@@ -109,6 +116,26 @@ class AnalysisConfig:
         return SignificanceRule.from_options(
             self.threshold, self.fdr_alpha, self.min_count, self.fdr_scope
         )
+
+    def srb_interval_scheme(self) -> IntervalScheme:
+        """How the interval of each SRB score is obtained: subsamples of the generations.
+
+        SRB is computed from the set of marked words, which a with-replacement resample
+        inflates; subsamples without replacement keep the sets honest.
+        """
+        return IntervalScheme(
+            SUBSAMPLE,
+            self.n_bootstrap,
+            self.seed,
+            self.ci_level,
+            fraction=self.subsample_fraction,
+            unit="generations",
+        )
+
+    def mean_interval_scheme(self) -> IntervalScheme:
+        """How the interval of a mean of SRB scores across units is obtained: whole units
+        (occupations) drawn with replacement."""
+        return IntervalScheme(CLUSTER, 1000, self.seed, self.ci_level, unit="occupations")
 
     def settings(self, embeddings: Any = None) -> dict[str, Any]:
         """The settings as saved with the results (``AuditResults.meta["settings"]``).
@@ -137,6 +164,8 @@ class AnalysisConfig:
                 "embeddings": str(name),
                 "n_bootstrap": self.n_bootstrap,
                 "ci_level": self.ci_level,
+                "interval": self.srb_interval_scheme().record(),
+                "mean_interval": self.mean_interval_scheme().record(),
                 "n_permutations": self.n_permutations,
                 "variants": ["paper", "names_removed"],
                 "names_removed": {

@@ -21,9 +21,11 @@ A unit takes part only when both associated genders reach ``min_samples``
 generations and ``min_share`` of its unspecified generations, and when it has
 generations naming women and men; the others are listed with the reason.
 
-Beyond the paper, each score gets a percentile bootstrap interval (generations
-resampled with replacement within each of the five groups, marked words and SRB
-recomputed; seeded), and a permutation test shuffles the associated labels ``F``/``M``
+Beyond the paper, each score gets an interval from subsamples (a share of the
+generations of each of the five groups drawn without replacement, marked words and SRB
+recomputed, deviations rescaled; seeded; see :mod:`gasp.stats` resampling notes and
+``docs/intervals.md``), the mean scores across units get an interval from resampled
+units (occupations), and a permutation test shuffles the associated labels ``F``/``M``
 among each unit's associated generations (named word sets fixed) and recomputes both
 scores. Its statistic is the mean over units of ``score_F - score_M``; an associated
 word set left empty (no marked word besides pronouns: nothing sets the gender apart)
@@ -44,14 +46,14 @@ Tables (names from :mod:`gasp.results`):
     ``SRB(S_AM || S_F, S_M)``), score, ch_specified_F, ch_specified_M (Chamfer distances
     to the named-women and named-men word sets), n_words (candidate words with an
     embedding), n_words_specified_F, n_words_specified_M, n_generations (associated
-    generations of that gender), ci_low, ci_high (percentile bootstrap interval, NaN
-    without bootstrap), boot_mean (mean of the bootstrap scores), n_bootstrap (resamples
-    whose score was defined), reason (empty when the score is defined, else why not).
-    The SRB score is not a smooth statistic: a resample repeats generations, which lets
-    more words pass the threshold, and larger word sets have smaller Chamfer distances,
-    so bootstrap scores lean toward 0. ``boot_mean - score`` shows that shift; read the
-    interval as the spread of the score under resampling, not as an unbiased interval
-    around it.
+    generations of that gender), ci_low, ci_high (interval from subsamples, NaN
+    without them), boot_mean (mean of the subsample scores), n_bootstrap (subsamples
+    whose score was defined), interval_scheme, interval_draws, interval_seed (how the
+    interval was obtained), reason (empty when the score is defined, else why not).
+    The SRB score is not a smooth statistic: a with-replacement resample repeats
+    generations, which lets more words pass the threshold, and larger word sets have
+    smaller Chamfer distances, so such resamples lean toward 0. Subsamples repeat no
+    generation; their deviations from the score, rescaled, give the interval.
     Next to the paper's score, the name-free variant (:mod:`._name_free`) removes person
     first names and explicit gender terms from ``S``, ``A`` and ``B`` alike, computed in
     the same pass: score_names_removed, ch_specified_F_names_removed,
@@ -67,8 +69,9 @@ Tables (names from :mod:`gasp.results`):
     statistic (Welch: t of the scores of associated women minus men; permutation: mean
     over units of ``score_F - score_M`` with empty associated sets as 0), p_value, df
     (Welch only), n_subjects_F, n_subjects_M (units taking part), mean_F, mean_M,
-    n_permutations (shuffles run; 0 for Welch), reason (empty when the test is
-    defined, else why not: no scores, zero
+    n_permutations (shuffles run; 0 for Welch), mean_F_low, mean_F_high, mean_M_low,
+    mean_M_high (Welch rows: interval of each mean from units drawn with replacement),
+    reason (empty when the test is defined, else why not: no scores, zero
     variance, too few units).
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
@@ -87,7 +90,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats import welch_t_test
+from gasp.stats import IntervalScheme, mean_interval, welch_t_test
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._multiplicity import (
     CHANCE_COLUMNS,
@@ -119,6 +122,9 @@ _SRB_COLUMNS = [
     "ci_high",
     "boot_mean",
     "n_bootstrap",
+    "interval_scheme",
+    "interval_draws",
+    "interval_seed",
     "reason",
     "score_names_removed",
     "ch_specified_F_names_removed",
@@ -144,6 +150,13 @@ _TEST_COLUMNS = [
     "mean_F",
     "mean_M",
     "n_permutations",
+    "mean_F_low",
+    "mean_F_high",
+    "mean_M_low",
+    "mean_M_high",
+    "interval_scheme",
+    "interval_draws",
+    "interval_seed",
     "reason",
 ]
 
@@ -188,6 +201,7 @@ def _tests(
     observed: np.ndarray | None,
     perm_f: np.ndarray | None,
     perm_m: np.ndarray | None,
+    mean_scheme: IntervalScheme,
 ) -> list[dict[str, object]]:
     """Welch's t-test across units and, with shuffles, the permutation test, of one variant."""
     column = "score" if variant == PAPER else f"score_{variant}"
@@ -204,6 +218,10 @@ def _tests(
          "n_subjects_F": int(np.isfinite(f).sum()), "n_subjects_M": int(np.isfinite(m).sum()),
          "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0, "reason": reason}
     ]  # fmt: skip
+    for name, values in (("F", f), ("M", m)):
+        _, low, high = mean_interval(values, mean_scheme)
+        rows[0][f"mean_{name}_low"], rows[0][f"mean_{name}_high"] = low, high
+    rows[0].update(mean_scheme.columns())
     if observed is not None and perm_f is not None and perm_m is not None and perm_f.shape[1]:
         n_perm = int(perm_f.shape[1])
         keep = np.isfinite(observed).all(axis=1) & np.isfinite(perm_f).all(axis=1)
@@ -243,7 +261,7 @@ def analyze_descriptions(
     zeroed: dict[tuple[str, str], dict[str, tuple[float, float]]] = {}
     names = NameFilter(config.extra_gender_terms, config.name_ratio)
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
-    alpha = 1.0 - config.ci_level
+    scheme = config.srb_interval_scheme()
     for unit, tables, seed in zip(units, every, seeds, strict=False):
         boot_rng, perm_rng = (np.random.default_rng(s) for s in seed.spawn(2))
         analysis = UnitAnalysis(unit, applied, emb, names, tables)
@@ -263,7 +281,7 @@ def analyze_descriptions(
             free = analysis.free_scores[g]
             removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
-            lo, hi = np.quantile(b, [alpha / 2, 1 - alpha / 2]) if b.size else (np.nan, np.nan)
+            lo, hi = scheme.interval(float(sc.score), b)
             srb_rows.append(
                 {
                     "subject": unit.subject,
@@ -280,6 +298,7 @@ def analyze_descriptions(
                     "ci_high": float(hi),
                     "boot_mean": float(b.mean()) if b.size else float("nan"),
                     "n_bootstrap": int(b.size),
+                    **scheme.columns(),
                     "reason": sc.reason or "",
                     "score_names_removed": float(free.score),
                     "ch_specified_F_names_removed": float(free.ch_sa),
@@ -306,7 +325,17 @@ def analyze_descriptions(
                 perm_f = np.stack([perm[(s, template)][f"F{suffix}"] for s in subjects])
                 perm_m = np.stack([perm[(s, template)][f"M{suffix}"] for s in subjects])
                 observed = np.array([zeroed[(s, template)][variant] for s in subjects], float)
-            tests.extend(_tests(template, variant, part, observed, perm_f, perm_m))
+            tests.extend(
+                _tests(
+                    template,
+                    variant,
+                    part,
+                    observed,
+                    perm_f,
+                    perm_m,
+                    config.mean_interval_scheme(),
+                )
+            )
     marked_table = (
         pd.concat(marked, ignore_index=True) if marked else pd.DataFrame(columns=MW_COLUMNS)
     )

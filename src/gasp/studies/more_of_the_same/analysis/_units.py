@@ -19,6 +19,7 @@ from gasp.stats import (
     Comparison,
     SignificanceRule,
     SRBResult,
+    draw_weights,
     marked_words_many,
     reselect,
     srb_scores,
@@ -275,12 +276,16 @@ class UnitAnalysis:
         return pd.concat(parts, ignore_index=True)[MW_COLUMNS]
 
     def bootstrap(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
-        """Bootstrap SRB scores per associated gender (NaN where undefined).
+        """SRB scores per associated gender of each resampled draw (NaN where undefined).
 
-        Each resample draws, with replacement, as many generations as each group has
-        from that group (the unit's other generations, which feed the topic prior, too).
+        The draws follow :meth:`AnalysisConfig.srb_interval_scheme`: by default each draw
+        keeps a fixed share of every group's generations, chosen without replacement
+        (the unit's other generations, which feed the topic prior, too), so that no
+        generation is repeated and the marked word sets are those of a real smaller
+        sample. The interval is made from these draws by :func:`gasp.stats.interval_from_draws`.
         """
-        n_boot = self.config.n_bootstrap
+        scheme = self.config.srb_interval_scheme()
+        n_boot = scheme.draws
         if n_boot == 0:
             return {g: np.empty(0) for g in ("F", "M")}
         unit = self.unit
@@ -293,11 +298,10 @@ class UnitAnalysis:
         names = [g for g in (*GROUPS, "other") if members[g].size]
         n_groups = len(names)
         weights = np.zeros((n_boot * n_groups + n_boot, n_rows), dtype=np.float64)
-        for b in range(n_boot):
-            for gi, g in enumerate(names):
-                draw = rng.choice(members[g], size=members[g].size)
-                weights[b * n_groups + gi] = np.bincount(draw, minlength=n_rows)
-            weights[n_boot * n_groups + b] = weights[b * n_groups : (b + 1) * n_groups].sum(0)
+        for gi, g in enumerate(names):
+            drawn = draw_weights(scheme, rng, int(members[g].size))
+            weights[np.ix_(np.arange(n_boot) * n_groups + gi, members[g])] = drawn
+            weights[n_boot * n_groups :, members[g]] += drawn
         totals = group_totals(unit.counts, weights)
         specs = _specs_for(unit.masks)
         row = {g: gi for gi, g in enumerate(names)}

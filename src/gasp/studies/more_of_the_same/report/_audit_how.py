@@ -102,7 +102,9 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "One row per occupation (and template when not pooled) and associated gender: "
             "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
             "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
-            "marked words with an embedding; ci_low and ci_high bound the bootstrap interval; "
+            "marked words with an embedding; ci_low and ci_high bound the interval "
+            f"({rules.interval_phrase(settings).removeprefix('bars: ')}; "
+            "interval_scheme, interval_draws and interval_seed repeat it per row); "
             "reason says why a score is missing. The columns ending in _names_removed hold "
             "the name-free variant; names_removed and gender_terms_removed count the words "
             "it took out of the associated set, the _specified columns those of the named "
@@ -126,8 +128,10 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "Table 13: are associated women and men described differently?",
             "Welch's t-test compares the SRB scores of associated women with those of "
             "associated men across occupations (statistic, p_value, df, with the mean score "
-            "of each group); the permutation test shuffles the associated F/M labels within "
-            "each occupation and reports how often a shuffle gives a statistic at least as "
+            "of each group and its interval; "
+            f"{rules.mean_interval_phrase(settings)}); the permutation test shuffles the "
+            "associated F/M labels within each occupation and reports how often a shuffle "
+            "gives a statistic at least as "
             f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
             "groups are described differently. The variant column says which SRB a row "
             "tests; reason says why a test is undefined.",

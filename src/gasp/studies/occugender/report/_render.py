@@ -12,6 +12,7 @@ import pandas as pd
 
 from gasp.report import ReportWriter, Section, TableStyle, add_manifest, add_other_tables
 from gasp.results import AuditResults
+from gasp.stats import describe_interval
 from gasp.studies.occugender._tables import (
     CELLS,
     COMPARISON,
@@ -76,11 +77,20 @@ def _settings_note(settings: Mapping[str, Any]) -> str:
     )
     cases = "capitalised and in lower case" if settings.get("case_variants") else "as written"
     level = 100 * float(settings.get("confidence") or 0)
-    return (
-        f"Mode: {how}. Expressions are scored {cases}. Intervals are {level:.0f}% bootstrap "
-        f"percentile intervals over jobs and templates ({settings.get('bootstrap')} "
-        f"resamples, seed {settings.get('seed')})."
-    )
+    if isinstance(settings.get("interval"), dict):
+        intervals = (
+            f"Intervals: {describe_interval(settings['interval'])}. They treat the jobs and "
+            "templates as drawn from larger sets; with only a few templates a percentile "
+            "interval falls short of its level (ten clusters cover about 90% for a nominal "
+            "95% in simulation, fewer cover less; see docs/intervals.md), so read them as "
+            "lower bounds on the uncertainty."
+        )
+    else:
+        intervals = (
+            f"Intervals are {level:.0f}% bootstrap percentile intervals over jobs and "
+            f"templates ({settings.get('bootstrap')} resamples, seed {settings.get('seed')})."
+        )
+    return f"Mode: {how}. Expressions are scored {cases}. {intervals}"
 
 
 def _approx_note(results: AuditResults) -> str:

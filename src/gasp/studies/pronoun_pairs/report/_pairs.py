@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from gasp.report import ReportWriter, new_figure
 from gasp.results import AuditResults
+from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
 from gasp.studies.pronoun_pairs._pairs_analysis import PROFESSIONS, TABLE3
 from gasp.studies.pronoun_pairs.report._common import add_clickable, pct, pct_ci
@@ -28,9 +29,15 @@ _COUNTS = {"answers", "triples"}
 
 def _rule_text(settings: dict[str, Any]) -> str:
     level = float(settings.get("confidence", 0.95))
+    intervals = (
+        f"Intervals: {describe_interval(settings['interval'])}. "
+        if isinstance(settings.get("interval"), dict)
+        else f"Intervals: {level:.0%} percentile bootstrap, "
+        f"{settings.get('bootstrap_resamples')} resamples of the answers, triples or he/she "
+        f"pairs (seed {settings.get('seed')}). "
+    )
     return (
-        f"Intervals: {level:.0%} percentile bootstrap, {settings.get('bootstrap_resamples')} "
-        f"resamples of the answers, triples or he/she pairs (seed {settings.get('seed')}). "
+        intervals
         + (
             "An unparsed answer (U: both professions or neither named) counts as incorrect; "
             if settings.get("unparsed_counts_as_incorrect")

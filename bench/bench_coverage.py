@@ -1,0 +1,187 @@
+"""Coverage of every nominal 95% interval, old resampling scheme beside the new one.
+
+Synthetic occupations come from a known generating process (:class:`gasp.testing.PlantedWorld`:
+planted word rates by group, stereotype strength per occupation drawn from a grid, word
+vectors that put women-leaning and men-leaning words apart). For each replicate, ``--occupations``
+occupations are drawn; the bench computes, per occupation, the SRB scores of associated
+women and men, the size of the women's marked set, a per-text rate and a share, with
+their intervals under
+
+* OLD: texts resampled with replacement within each group, percentile interval (what
+  every study did); the mean across occupations from the same text-level draws;
+* NEW: the scheme :mod:`gasp.stats` assigns: subsamples of half of each group's texts
+  without replacement, centred and rescaled, for word-set statistics (SRB, set size);
+  the percentile bootstrap of texts for means of per-text values (rate, share; the same
+  draws as OLD, widened by sqrt(n/(n-1)) t/z, a factor 1.005 here); whole occupations
+  resampled for the mean across occupations (expanded percentile).
+
+The truth of a per-occupation statistic is its mean over ``--truth`` independent corpora
+of the same size (for SRB also at 8 times the size, shown as ``large n``); the truth of
+the across-occupation mean averages the occupation types. Under the null (associated
+women and men alike) it also counts how often Welch's t-test of SRB(women) against
+SRB(men) across occupations rejects at 5% (it uses the scores only: the same for both
+schemes) and how often the 95% interval of the mean difference excludes 0.
+
+Run: ``python bench/bench_coverage.py`` (about 10 minutes of one CPU core;
+``--replicates 40`` for a quick look).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import time
+
+import numpy as np
+
+from gasp.stats import (
+    BOOTSTRAP,
+    CLUSTER,
+    SUBSAMPLE,
+    IntervalScheme,
+    expansion,
+    mean_interval,
+    welch_t_test,
+)
+from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
+
+STRENGTHS = (0.25, 0.5, 0.75, 1.0)
+WORD_SET = ("srb_F", "srb_M", "set_size_F")
+
+
+def _truths(world: PlantedWorld, reps: int, rng: np.random.Generator) -> list[dict[str, float]]:
+    out = []
+    for s in STRENGTHS:
+        truth = expected_statistics(world, world.probabilities(s), reps, rng)
+        big = dataclasses.replace(world, n_texts=8 * world.n_texts)
+        large = expected_statistics(big, world.probabilities(s), max(4, reps // 20), rng)
+        truth.update({f"{k}_large": large[k] for k in ("srb_F", "srb_M")})
+        out.append(truth)
+    return out
+
+
+def _covers(low: float, high: float, truth: float) -> bool:
+    return bool(low <= truth <= high)
+
+
+def _replicate(
+    world: PlantedWorld,
+    truths: list[dict[str, float]],
+    k: int,
+    draws: int,
+    rng: np.random.Generator,
+) -> dict[str, list[bool]]:
+    """Hits of every interval in one replicate of ``k`` occupations."""
+    old = IntervalScheme(BOOTSTRAP, draws, 0)
+    new = IntervalScheme(SUBSAMPLE, draws, 0, fraction=0.5)
+    cluster = IntervalScheme(CLUSTER, 1000, 0, unit="occupations")
+    hits: dict[str, list[bool]] = {}
+    types = rng.integers(0, len(STRENGTHS), size=k)
+    estimates, old_means = [], []
+    for t in types:
+        counts = world.sample(world.probabilities(STRENGTHS[t]), rng)
+        observed, boot = occupation_statistics(world, counts, old, rng)
+        _, sub = occupation_statistics(world, counts, new, rng)
+        truth = truths[t]
+        for key in ("srb", "srb_large", "set_size_F", "rate_F", "share_F"):
+            names = ("srb_F", "srb_M") if key.startswith("srb") else (key,)
+            for name in names:
+                target = truth[name + ("_large" if key == "srb_large" else "")]
+                lo, hi = old.interval(observed[name], boot[name])
+                hits.setdefault(f"old {key}", []).append(_covers(lo, hi, target))
+                if name in WORD_SET:
+                    lo, hi = new.interval(observed[name], sub[name])
+                else:  # as mean_interval does: percentile, expanded for n texts
+                    lo, hi = old.interval(observed[name], boot[name])
+                    f, est = expansion(world.n_texts), observed[name]
+                    lo, hi = est - f * (est - lo), est + f * (hi - est)
+                hits.setdefault(f"new {key}", []).append(_covers(lo, hi, target))
+        estimates.append(observed["srb_F"])
+        old_means.append(boot["srb_F"])
+    mean_truth = float(np.mean([truths[t]["srb_F"] for t in range(len(STRENGTHS))]))
+    est = float(np.nanmean(estimates))
+    stacked = np.vstack(old_means)
+    lo, hi = old.interval(est, np.nanmean(stacked, axis=0))
+    hits["old mean"] = [_covers(lo, hi, mean_truth)]
+    _, lo, hi = mean_interval(estimates, cluster, rng)
+    hits["new mean"] = [_covers(lo, hi, mean_truth)]
+    return hits
+
+
+def _null_replicate(
+    world: PlantedWorld, k: int, draws: int, rng: np.random.Generator
+) -> dict[str, bool]:
+    """Rejections under the null: associated women and men described alike."""
+    old = IntervalScheme(BOOTSTRAP, draws, 0)
+    cluster = IntervalScheme(CLUSTER, 1000, 0, unit="occupations")
+    f, m, diff_draws = [], [], []
+    for _ in range(k):
+        probs = world.probabilities(0.5, associated_men=0.5)
+        probs[1] = probs[0]  # associated men's texts drawn like associated women's
+        observed, boot = occupation_statistics(world, world.sample(probs, rng), old, rng)
+        f.append(observed["srb_F"])
+        m.append(observed["srb_M"])
+        diff_draws.append(boot["srb_F"] - boot["srb_M"])
+    welch = welch_t_test(f, m)
+    diff = np.asarray(f) - np.asarray(m)
+    lo, hi = old.interval(float(np.nanmean(diff)), np.nanmean(np.vstack(diff_draws), axis=0))
+    _, c_lo, c_hi = mean_interval(diff, cluster, rng)
+    return {
+        "welch": bool(welch.p_value < 0.05),
+        "old": not _covers(lo, hi, 0.0),
+        "new": not _covers(c_lo, c_hi, 0.0),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--replicates", type=int, default=300)
+    parser.add_argument("--occupations", type=int, default=10)
+    parser.add_argument("--draws", type=int, default=100)
+    parser.add_argument("--truth", type=int, default=300)
+    parser.add_argument("--null-replicates", type=int, default=200)
+    parser.add_argument("--texts", type=int, default=100, help="texts per group")
+    parser.add_argument("--words", type=int, default=60, help="tokens per text")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    world = PlantedWorld(n_texts=args.texts, words_per_text=args.words)
+    rng = np.random.default_rng(args.seed)
+    start = time.process_time()
+    truths = _truths(world, args.truth, rng)
+    hits: dict[str, list[bool]] = {}
+    for _ in range(args.replicates):
+        for key, values in _replicate(world, truths, args.occupations, args.draws, rng).items():
+            hits.setdefault(key, []).extend(values)
+    null = [
+        _null_replicate(world, args.occupations, args.draws, rng)
+        for _ in range(args.null_replicates)
+    ]
+    cpu = time.process_time() - start
+    print(
+        f"# {args.replicates} replicates x {args.occupations} occupations, {args.texts} texts "
+        f"per group x {args.words} tokens, {args.draws} draws; target coverage 0.90-0.98"
+    )
+    rows = [
+        ("srb", "SRB per occupation (truth: mean at this n)"),
+        ("srb_large", "SRB per occupation (truth: mean at 8 n)"),
+        ("set_size_F", "marked-set size per occupation (mean at this n)"),
+        ("mean", "mean SRB across occupations"),
+        ("rate_F", "per-text rate (mean of per-text values)"),
+        ("share_F", "share of texts containing a word"),
+    ]
+    print(f"{'statistic':<50} {'OLD':>7} {'NEW':>7} {'intervals':>10}")
+    for key, label in rows:
+        o, n = hits[f"old {key}"], hits[f"new {key}"]
+        print(f"{label:<50} {np.mean(o):>7.3f} {np.mean(n):>7.3f} {len(n):>10}")
+    print(f"# null: {len(null)} replicates of {args.occupations} occupations")
+    welch = np.mean([r["welch"] for r in null])
+    print(f"{'Welch t-test false-positive rate (5%)':<50} {welch:>7.3f} {welch:>7.3f}")
+    print(
+        f"{'95% interval of mean F-M excludes 0':<50} "
+        f"{np.mean([r['old'] for r in null]):>7.3f} {np.mean([r['new'] for r in null]):>7.3f}"
+    )
+    print(f"# CPU {cpu:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
