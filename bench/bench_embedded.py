@@ -75,8 +75,8 @@ def main() -> None:
 
     import ctranslate2
     import torch
-    from bench_hf_backend import make_requests  # the same prompts as that benchmark
 
+    from bench_hf_backend import make_requests  # the same prompts as that benchmark
     from gasp.backends import _ct2, _hf
     from gasp.backends._embedded import embedded_backend
 

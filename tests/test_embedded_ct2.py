@@ -16,9 +16,11 @@ from gasp.backends import (
     GenerationRequest,
     ScoreRequest,
     StopReason,
+    _ct2,
+    _embedded,
+    _hf,
     resolve_backend,
 )
-from gasp.backends import _ct2, _embedded, _hf
 from gasp.backends._weight_cache import CACHE_DIR_ENV, RECORD_FILE
 from gasp.errors import BackendError, ConfigError
 
