@@ -247,12 +247,20 @@ def test_seeded_sampling_is_reproducible_and_greedy_deterministic(embedded: Any)
 
 
 @pytest.mark.slow
-def test_scores_stay_exact_on_the_transformers_model(embedded: Any) -> None:
+def test_scores_stay_exact_on_the_transformers_model(
+    embedded: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    embedded.load_generator()  # the conversion is cached now
+    monkeypatch.setattr(_hf, "_CACHE", {})  # a later start: nothing loaded
+    monkeypatch.setattr(_ct2, "_CONVERTED", {})
+    embedded._generate_sync(_requests(0.0, 2, seed=1))
+    assert _hf._CACHE == {}  # generating alone never loads the transformers model
     requests = [
         ScoreRequest("raw", "The engineer said that", (" he", " she", " they were")),
         ScoreRequest("chat", (ChatMessage("user", "Say yes."),), ("Yes", "No thanks")),
     ]
     scores = embedded._score_sync(requests)
+    assert len(_hf._CACHE) == 1  # the first score request loaded it
     reference = resolve_backend("embedded", options={"engine": "transformers"})
     expected = reference._score_sync(requests)  # type: ignore[attr-defined]
     assert [[c.logprob for c in s.scores] for s in scores] == [
