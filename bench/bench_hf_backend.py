@@ -30,7 +30,8 @@ from gasp.backends import (
     ResilientModel,
     StopReason,
 )
-from gasp.backends._hf import HFBackend, embedded_backend
+from gasp.backends._embedded import embedded_backend
+from gasp.backends._hf import HFBackend
 
 SUBJECTS = (
     "nurse",
@@ -112,7 +113,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
-    backend = embedded_backend({"batch_size": args.batch_size})
+    backend = embedded_backend({"batch_size": args.batch_size, "engine": "transformers"})
     started = time.perf_counter()
     backend.load()
     print(

@@ -29,7 +29,7 @@ import torch
 
 from bench_scoring import bare_leg  # the plain forward-pass loop a user would write
 from gasp.backends import ScoreRequest
-from gasp.backends._hf import embedded_backend
+from gasp.backends._embedded import embedded_backend
 from gasp.runner import RunOptions, generate
 from gasp.store import RunStore
 from gasp.studies.occugender import Bootstrap, analyze_scores, build_study

@@ -38,7 +38,8 @@ from typing import TypeVar
 import torch
 
 from gasp.backends import ResilientModel, ScoreRequest
-from gasp.backends._hf import HFBackend, embedded_backend
+from gasp.backends._embedded import embedded_backend
+from gasp.backends._hf import HFBackend
 from gasp.backends._hf_scoring import encode_request
 from gasp.runner import Item, RequestKind, RunOptions, StudyPlan, generate
 from gasp.store import RunStore

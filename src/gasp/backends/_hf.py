@@ -115,6 +115,21 @@ def _from_pretrained(name_or_path: str, dtype: str, gguf_file: str | None) -> tu
     return model, tokenizer
 
 
+def write_plain_weights(model: Any, tokenizer: Any, target: Path) -> None:
+    """Save a (GGUF-loaded) model and its tokenizer as plain safetensors into ``target``.
+
+    ``save_pretrained`` refuses GGUF-loaded models: this writes the same files
+    directly, without the GGUF quantization note (the saved weights are plain tensors).
+    """
+    config = copy.deepcopy(model.config)
+    if hasattr(config, "quantization_config"):
+        del config.quantization_config
+    config.save_pretrained(target)
+    model.generation_config.save_pretrained(target)
+    save_model(model, str(target / "model.safetensors"), metadata={"format": "pt"})
+    tokenizer.save_pretrained(target)
+
+
 def _load_weights(source: ModelSource, dtype: str, weight_cache: bool) -> tuple[Any, Any]:
     """Model and tokenizer of ``source``; a local GGUF file goes through the weight cache."""
     gguf = Path(source.name_or_path) / source.gguf_file if source.gguf_file else None
@@ -132,24 +147,38 @@ def _load_weights(source: ModelSource, dtype: str, weight_cache: bool) -> tuple[
                 parameter.data = parameter.data.clone()
         return model, tokenizer
     model, tokenizer = _from_pretrained(source.name_or_path, dtype, source.gguf_file)
-
-    def write(target: Path) -> None:
-        # save_pretrained refuses GGUF-loaded models: write the same files directly,
-        # without the GGUF quantization note (the saved weights are plain tensors)
-        config = copy.deepcopy(model.config)
-        if hasattr(config, "quantization_config"):
-            del config.quantization_config
-        config.save_pretrained(target)
-        model.generation_config.save_pretrained(target)
-        save_model(model, str(target / "model.safetensors"), metadata={"format": "pt"})
-        tokenizer.save_pretrained(target)
-
     try:
-        kept = cache.store(gguf, dtype, write, sha)
+        kept = cache.store(
+            gguf, dtype, lambda target: write_plain_weights(model, tokenizer, target), sha
+        )
         cache.clear_stale(gguf, dtype, kept)
     except (OSError, RuntimeError, ValueError):
         pass  # no cache (read-only or full disk): this start still works, the next is slow
     return model, tokenizer
+
+
+def plain_weights_folder(source: ModelSource, scratch: Path) -> Path:
+    """A folder holding ``source``'s float32 weights as plain safetensors, and its tokenizer.
+
+    For a local GGUF file this is the weight cache entry (filled by a first load
+    where missing); with the cache off or unwritable, the files are written into
+    ``scratch``. Any other source is its own folder or hub name, returned as is.
+    """
+    if source.gguf_file is None:
+        return Path(source.name_or_path)
+    gguf = Path(source.name_or_path) / source.gguf_file
+    if weight_cache_enabled():
+        cache = WeightCache()
+        sha = file_sha256(gguf)
+        folder = cache.lookup(gguf, "float32", sha)
+        if folder is None:
+            load_model(source, "cpu", "float32")  # a first load fills the cache
+            folder = cache.lookup(gguf, "float32", sha)
+        if folder is not None:
+            return folder
+    loaded = load_model(source, "cpu", "float32")
+    write_plain_weights(loaded.model, loaded.tokenizer, scratch)
+    return scratch
 
 
 def load_model(
@@ -323,25 +352,3 @@ class HFBackend(ThreadedBatchBackend):
                 )
             )
         return responses
-
-
-def embedded_backend(options: Mapping[str, Any] | None = None) -> HFBackend:
-    """The embedded default model, SmolLM2-135M-Instruct (``embedded/smollm2``).
-
-    Options as for :class:`HFBackend` except ``gguf_file``; the device defaults
-    to the CPU.
-    """
-    opts = Options(options, provider="embedded/smollm2")
-    device = opts.get_str("device", "cpu")
-    dtype = opts.get_str("dtype", "float32")
-    batch_size = opts.get_int("batch_size", 16, minimum=1)
-    scoring = opts.get_str("scoring", "cache")
-    opts.reject_unknown()
-    return HFBackend(
-        embedded_source(),
-        model_id="embedded/SmolLM2-135M-Instruct-Q4_1",
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        scoring=scoring,
-    )

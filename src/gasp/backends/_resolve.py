@@ -124,9 +124,11 @@ def resolve_backend(
             options=options,
         )
     if provider in {"hf", "embedded"}:
-        from gasp.backends._hf import HFBackend, embedded_backend
+        from gasp.backends._hf import HFBackend
 
         if provider == "embedded":
+            from gasp.backends._embedded import embedded_backend
+
             name = model.lower() or "smollm2"
             if name not in EMBEDDED_MODELS:
                 raise BackendError(
