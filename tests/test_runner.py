@@ -442,3 +442,27 @@ def test_answers_received_with_a_fatal_error_are_stored_before_it_is_raised(
     }
     assert len(answered) > 4
     assert set(_rows(path)) == answered
+
+
+def test_a_run_resumes_only_on_the_engine_that_began_it(tmp_path: Path) -> None:
+    """Texts of two engines of one model (int8 CTranslate2, float32 transformers) never mix
+    in one store: the manifest records the engine and a resume on another is refused."""
+    from gasp.backends import make_mock_backend
+    from gasp.runner import Item, StudyPlan
+
+    plan = StudyPlan(
+        kind="engine-test", name="engine-test", items=(Item(key=("a",), prompt="Hi", n=2),), spec={}
+    )
+    path = tmp_path / "r.sqlite"
+    first = make_mock_backend("constant", {})
+    first.generation_engine = "ctranslate2/int8"
+    generate(plan, first, path, RunOptions(progress=False))
+    with RunStore.open(path) as store:
+        assert store.manifest()["model"]["engine"] == "ctranslate2/int8"
+    same = make_mock_backend("constant", {})
+    same.generation_engine = "ctranslate2/int8"
+    generate(plan, same, path, RunOptions(progress=False))
+    other = make_mock_backend("constant", {})
+    other.generation_engine = "transformers/float32"
+    with pytest.raises(ConfigError, match="engine ctranslate2/int8, now transformers/float32"):
+        generate(plan, other, path, RunOptions(progress=False))

@@ -180,6 +180,9 @@ class ModelBackend(abc.ABC):
     batch_size: int = 16
     #: What this backend can be asked to do.
     capabilities: frozenset[Capability] = frozenset({Capability.GENERATE})
+    #: The engine and precision that generate, where a backend offers several (recorded
+    #: in the manifest; a run resumes only on the engine that began it).
+    generation_engine: str | None = None
 
     @abc.abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:

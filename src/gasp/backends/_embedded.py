@@ -49,6 +49,11 @@ class EmbeddedBackend(HFBackend):
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
         self.engine = engine
+        self.generation_engine = (
+            f"ctranslate2/{compute_type}"
+            if engine == "ctranslate2"
+            else f"transformers/{self.dtype}"
+        )
         self.ct2: Ct2Generator | None = None
         if engine == "ctranslate2":
             if self.device != "cpu":

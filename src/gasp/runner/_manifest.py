@@ -25,6 +25,7 @@ RECORDED_PACKAGES = (
     "pyarrow",
     "torch",
     "transformers",
+    "ctranslate2",
     "openai",
     "vllm",
 )
@@ -72,6 +73,19 @@ def check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], pat
         )
 
 
+def check_engine(manifest: Mapping[str, Any], backend: ModelBackend, path: Path) -> None:
+    """Raise :class:`ConfigError` when the stored run was generated on another engine of
+    the same model (its texts would mix two engines' samples)."""
+    stored = manifest.get("model", {}).get("engine")
+    if stored is None or backend.generation_engine is None:
+        return
+    if stored != backend.generation_engine:
+        raise ConfigError(
+            f"{path} was generated on engine {stored}, now {backend.generation_engine}; "
+            "resume with the original --model-option engine/compute_type or use a new --out path"
+        )
+
+
 def _study_difference(old: Any, new: Mapping[str, Any]) -> str:
     if not isinstance(old, Mapping):
         return "missing"
@@ -113,6 +127,8 @@ def build_manifest(
     }
     if len(urls) > 1:
         model["base_urls"] = [redact_url(url) for url in urls]
+    if backend.generation_engine is not None:
+        model["engine"] = backend.generation_engine
     return {
         "study": plain_spec(plan),
         "study_kind": plan.kind,
