@@ -8,7 +8,8 @@ generations over the study's 63 occupations and 2 templates, shaped like a real 
 gender, as the adaptive stopping rule does), then times ``gasp analyze`` on it in a
 child process with the default settings, and prints the wall seconds, the child's peak
 resident memory and the growth exponent fitted to time against size (the slope of
-log time on log size; 1 is linear). Targets: at most linear, 1M generations under 5
+log time on log size; 1 is linear), for wall time and for CPU time, which a
+shared machine's load disturbs less. Targets: at most linear, 1M generations under 5
 minutes and under 8 GiB on 2 cores.
 
 Each text has 60 to 100 words: an opening naming the occupation and the person's
@@ -21,6 +22,7 @@ and a few carry none, so the association leaves some unassigned.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import shutil
@@ -234,8 +236,9 @@ def build_store(path: Path, size: int, seed: int = 0) -> float:
     return time.perf_counter() - start
 
 
-def time_analyze(store: Path, results: Path) -> tuple[float, float, str]:
-    """Wall seconds and peak RSS (GiB) of ``gasp analyze`` in a child process; its output."""
+def time_analyze(store: Path, results: Path) -> tuple[float, float, float, str]:
+    """Wall seconds, CPU seconds (user + system) and peak RSS (GiB) of ``gasp analyze`` in a
+    child process, and its output."""
     command = [sys.executable, "-m", "gasp", "analyze", str(store), "--out", str(results)]
     start = time.perf_counter()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -246,7 +249,8 @@ def time_analyze(store: Path, results: Path) -> tuple[float, float, str]:
     child.returncode = os.waitstatus_to_exitcode(status)
     if child.returncode != 0:
         raise SystemExit(f"gasp analyze failed ({child.returncode}):\n{output}")
-    return seconds, usage.ru_maxrss / 2**20, output
+    cpu = usage.ru_utime + usage.ru_stime
+    return seconds, cpu, usage.ru_maxrss / 2**20, output
 
 
 def growth_exponent(sizes: Sequence[int], seconds: Sequence[float]) -> float:
@@ -256,6 +260,12 @@ def growth_exponent(sizes: Sequence[int], seconds: Sequence[float]) -> float:
     x = np.log(np.asarray(sizes, dtype=float))
     y = np.log(np.asarray(seconds, dtype=float))
     return float(np.polyfit(x, y, 1)[0])
+
+
+def _steps(results: Path) -> str:
+    """The seconds of each analysis step, as the results record them."""
+    meta = json.loads((results / "results.json").read_text(encoding="utf-8"))["meta"]
+    return ", ".join(f"{k} {v:.1f}" for k, v in meta.get("timings", {}).items())
 
 
 def _load() -> str:
@@ -277,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = args.workdir or Path(f"/tmp/gasp-scaling-{os.getpid()}")
     workdir.mkdir(parents=True, exist_ok=True)
     print(f"cpus {os.cpu_count()}, load average before: {_load()}")
-    rows: list[tuple[int, float, float, float, str]] = []
+    rows: list[tuple[int, float, float, float, float, str]] = []
     try:
         for size in sizes:
             store = workdir / f"run-{size}.sqlite"
@@ -286,23 +296,30 @@ def main(argv: list[str] | None = None) -> int:
                 built = build_store(store, size, args.seed)
             results = workdir / f"run-{size}.results"
             shutil.rmtree(results, ignore_errors=True)
-            seconds, rss, _ = time_analyze(store, results)
-            rows.append((size, built, seconds, rss, _load()))
+            seconds, cpu, rss, _ = time_analyze(store, results)
+            rows.append((size, built, seconds, cpu, rss, _load()))
             print(
-                f"{size:>9,} generations: store {built:7.1f} s, analyze {seconds:7.1f} s, "
-                f"peak RSS {rss:5.2f} GiB (load {rows[-1][4]})",
+                f"{size:>9,} generations: store {built:7.1f} s, analyze {seconds:7.1f} s "
+                f"(CPU {cpu:7.1f} s), peak RSS {rss:5.2f} GiB (load {rows[-1][5]})",
                 flush=True,
             )
+            print(f"{'':>11}steps (s): {_steps(results)}", flush=True)
     finally:
         if not args.keep:
             shutil.rmtree(workdir, ignore_errors=True)
     print()
-    print(f"{'generations':>12} {'analyze s':>10} {'peak RSS GiB':>13} {'s per 1k':>9}")
-    for size, _, seconds, rss, _ in rows:
-        print(f"{size:>12,} {seconds:>10.1f} {rss:>13.2f} {1000 * seconds / size:>9.3f}")
-    exponent = growth_exponent([r[0] for r in rows], [r[2] for r in rows])
-    if not math.isnan(exponent):
-        print(f"growth exponent (log-log slope of time on size): {exponent:.2f}")
+    print(
+        f"{'generations':>12} {'wall s':>8} {'CPU s':>8} {'peak RSS GiB':>13} {'wall s per 1k':>14}"
+    )
+    for size, _, seconds, cpu, rss, _ in rows:
+        print(
+            f"{size:>12,} {seconds:>8.1f} {cpu:>8.1f} {rss:>13.2f} {1000 * seconds / size:>14.3f}"
+        )
+    sizes_run = [r[0] for r in rows]
+    wall = growth_exponent(sizes_run, [r[2] for r in rows])
+    cpu_exp = growth_exponent(sizes_run, [r[3] for r in rows])
+    if not math.isnan(wall):
+        print(f"growth exponent (log-log slope on size): wall {wall:.2f}, CPU {cpu_exp:.2f}")
     print(f"load average after: {_load()}")
     return 0
 

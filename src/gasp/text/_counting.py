@@ -10,7 +10,10 @@ at a time and never looping over words in Python:
   record separator (``\\x1e``: whitespace the pattern keeps and a boundary for
   lower-casing, so each text normalizes as it would alone); a chunk holding that
   separator itself falls back to one text at a time;
-* the chunk's tokens are encoded by one hash table pass (:func:`pandas.factorize`),
+* the chunk's normalized texts are split on whitespace (ASCII whitespace is
+  turned into spaces by the same byte translation; a text with other characters is
+  re-joined by single spaces after ``str.split``) and their tokens encoded by one
+  hash table pass, both in Arrow,
   the chunk's distinct words added to the run's vocabulary, and the chunk's counts
   summed into a block of the final matrix;
 * at the end the blocks are copied into one CSR matrix and its columns renumbered in
@@ -20,10 +23,12 @@ at a time and never looping over words in Python:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from itertools import chain, islice
+from itertools import islice
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 import scipy.sparse as sp
 
 from gasp.text._tokenize import _NON_LETTER, DocTermCounts, normalize
@@ -36,31 +41,44 @@ _SEPARATOR = "\x1e"
 _ASCII_DELETE = bytes(i for i in range(128) if _NON_LETTER.fullmatch(chr(i)))
 
 
-def _normalize_joined(texts: list[str], ascii_only: bool) -> list[str]:
-    """``[normalize(t) for t in texts]``, computed on the texts joined together."""
+#: ASCII whitespace but the separator, which the counting turns into plain spaces.
+_ASCII_SPACES = bytes(i for i in range(128) if chr(i).isspace() and chr(i) != _SEPARATOR)
+_TO_SPACE = bytes.maketrans(_ASCII_SPACES, b" " * len(_ASCII_SPACES))
+_SAME = bytes.maketrans(b"", b"")
+
+
+def _normalize_joined(texts: list[str], ascii_only: bool, spaces: bool) -> list[str]:
+    """``[normalize(t) for t in texts]``, computed on the texts joined together; with
+    ``spaces``, every whitespace character of an ASCII text becomes a plain space."""
     joined = _SEPARATOR.join(texts)
     if joined.count(_SEPARATOR) != len(texts) - 1:
-        return [normalize(t) for t in texts]
-    if ascii_only:
-        out = joined.encode("ascii").lower().translate(None, _ASCII_DELETE).decode("ascii")
+        out = [normalize(t) for t in texts]
+    elif ascii_only:
+        table = _TO_SPACE if spaces else _SAME
+        data = joined.encode("ascii").lower().translate(table, _ASCII_DELETE)
+        return data.decode("ascii").split(_SEPARATOR)
     else:
-        out = normalize(joined)
-    return out.split(_SEPARATOR)
+        out = normalize(joined).split(_SEPARATOR)
+    return [" ".join(t.split()) for t in out] if spaces else out
 
 
-def normalize_many(texts: list[str]) -> list[str]:
-    """:func:`gasp.text.normalize` of every text, in order (same result, in bulk)."""
+def _normalize_many(texts: list[str], spaces: bool) -> list[str]:
     ascii_mask = [t.isascii() for t in texts]
     if all(ascii_mask):
-        return _normalize_joined(texts, True)
+        return _normalize_joined(texts, True, spaces)
     out = [""] * len(texts)
     for flag in (True, False):
         positions = [i for i, a in enumerate(ascii_mask) if a is flag]
         if positions:
-            part = _normalize_joined([texts[i] for i in positions], flag)
+            part = _normalize_joined([texts[i] for i in positions], flag, spaces)
             for i, text in zip(positions, part, strict=True):
                 out[i] = text
     return out
+
+
+def normalize_many(texts: list[str]) -> list[str]:
+    """:func:`gasp.text.normalize` of every text, in order (same result, in bulk)."""
+    return _normalize_many(texts, spaces=False)
 
 
 def _chunks(texts: Iterable[object], size: int) -> Iterator[list[str]]:
@@ -87,19 +105,21 @@ class _Blocks:
 
     def add(self, texts: list[str]) -> None:
         """Count the tokens of ``texts`` into a new block."""
-        tokens_per_text = [t.split() for t in normalize_many(texts)]
-        lengths = np.fromiter(map(len, tokens_per_text), dtype=np.int64, count=len(texts))
-        tokens = np.fromiter(
-            chain.from_iterable(tokens_per_text), dtype=object, count=int(lengths.sum())
-        )
-        del tokens_per_text
-        codes, uniques = pd.factorize(tokens)
-        del tokens
+        # Tokens are what str.split() gives: a plain space now separates them.
+        docs = pa.array(_normalize_many(texts, spaces=True), type=pa.large_string())
+        pieces = pc.split_pattern(docs, " ")
+        tokens = pc.list_flatten(pieces)
+        parents = pc.list_parent_indices(pieces)
+        kept = pc.not_equal(tokens, "")
+        encoded = pc.dictionary_encode(tokens.filter(kept))
+        del docs, pieces, tokens
+        codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+        uniques = encoded.dictionary.to_pylist()
         vocab = self.vocabulary
         local = np.fromiter(
             (vocab.setdefault(w, len(vocab)) for w in uniques), dtype=np.int64, count=len(uniques)
         )
-        rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+        rows = np.asarray(parents.filter(kept).to_numpy(zero_copy_only=False), dtype=np.int64)
         block = sp.coo_matrix(
             (np.ones(rows.size, dtype=np.int64), (rows, local[codes])),
             shape=(len(texts), max(len(vocab), 1)),
