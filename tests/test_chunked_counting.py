@@ -162,3 +162,40 @@ def test_store_reads_chosen_columns_in_chunks(tmp_path: Path) -> None:
         assert len(store.samples(columns=["text"])) == 20
         with pytest.raises(DataError, match="unknown sample column"):
             store.samples(columns=["nope"])
+
+
+def test_word_spans_by_hand() -> None:
+    from gasp.results import word_spans
+
+    text = "She's a nurse; she is."
+    assert word_spans(text, "she") == [15, 18]
+    assert word_spans(text, "shes") == [0, 5]
+    assert word_spans(text, "nurse") == [8, 14]
+    assert word_spans("Café — she", "she") == [7, 10]
+    assert word_spans("\U0001f600 she, She", "she") == [3, 7, 8, 11]  # the emoji is 2 units
+
+
+def test_examples_keep_the_lowest_ranked_generations() -> None:
+    samples = synthetic_samples(2, n_unspecified=80, n_named=30, seed=9, planted=PLANTED)
+    counts = count_words(samples["text"])
+    common = str(counts.vocabulary[int(np.argmax(counts.totals()))])
+    index = build_example_index(samples, ["yoga", common], cap=5, seed=4)
+    rank = np.random.default_rng(4).permutation(len(samples))
+    texts = samples["text"].tolist()
+    for entry in index["words"].values():
+        for items in entry["g"].values():
+            chosen = [index["docs"][doc][0] for doc, _ in items]
+            ranks = [rank[texts.index(t)] for t in chosen]
+            assert ranks == sorted(ranks)
+    assert sum(len(v) for v in index["words"][common]["g"].values()) == 5
+
+
+def test_first_ranked_is_the_sorted_prefix() -> None:
+    from gasp.results._examples import _first_ranked
+
+    rng = np.random.default_rng(2)
+    rank = rng.permutation(1000)
+    rows = rng.choice(1000, size=300, replace=False)
+    for count in (0, 1, 5, 299, 300, 400):
+        want = rows[np.argsort(rank[rows], kind="stable")[:count]]
+        np.testing.assert_array_equal(_first_ranked(rows, rank, count), want)

@@ -199,7 +199,7 @@ def build_example_index(
         quota = split_cap(cap, {k: int(v.size) for k, v in members.items()})
         entry_g: dict[str, list[Any]] = {}
         for key, in_group in members.items():
-            chosen = in_group[np.argsort(rank[in_group], kind="stable")[: quota[key]]]
+            chosen = _first_ranked(in_group, rank, quota[key])
             items = []
             for r in chosen.tolist():
                 if r not in doc_ids:
@@ -223,6 +223,17 @@ def build_example_index(
     base["sample_ids"] = ids
     base["words"] = out_words
     return base
+
+
+def _first_ranked(rows: np.ndarray, rank: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` rows of lowest ``rank`` (ranks are distinct), in rank order."""
+    ranks = rank[rows]
+    if count <= 0:
+        return rows[:0]
+    if count < rows.size:  # partial selection: linear in the rows, not n log n
+        top = np.argpartition(ranks, count - 1)[:count]
+        return rows[top[np.argsort(ranks[top])]]
+    return rows[np.argsort(ranks)]
 
 
 def split_cap(cap: int, sizes: dict[str, int]) -> dict[str, int]:
