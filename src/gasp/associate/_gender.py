@@ -62,15 +62,39 @@ def _decide(
     return np.select([is_n, is_m, is_f], ["N", "M", "F"], default="")
 
 
-def associate_counts(texts: Sequence[str], counts: DocTermCounts) -> GenderAssociation:
-    """Associate each text with a gender, reusing word counts already computed for ``texts``."""
+def _lowered(text: object) -> str:
+    """``text`` lower-cased; a missing value is empty, any other value its ``str``."""
+    if isinstance(text, str):
+        return text.lower()
+    return "" if text is None or bool(pd.isna(text)) else str(text).lower()  # type: ignore[call-overload]
+
+
+def _text_cues(
+    texts: Sequence[str] | pd.Series, chunk: int = 20_000
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per text: does it hold a non-binary cue, and ``ms.``? (lower-cased a chunk at a time)."""
+    nb = np.zeros(len(texts), dtype=bool)
+    ms_period = np.zeros(len(texts), dtype=bool)
+    for start in range(0, len(texts), chunk):
+        values = (
+            texts.iloc[start : start + chunk].tolist()
+            if isinstance(texts, pd.Series)
+            else texts[start : start + chunk]
+        )
+        part = [_lowered(t) for t in values]
+        nb[start : start + len(part)] = [any(c in t for c in NONBINARY_CUES) for t in part]
+        ms_period[start : start + len(part)] = ["ms." in t for t in part]
+    return nb, ms_period
+
+
+def associate_counts(texts: Sequence[str] | pd.Series, counts: DocTermCounts) -> GenderAssociation:
+    """Associate each text with a gender, reusing word counts already computed for ``texts``.
+
+    ``texts`` may be a column of a DataFrame: it is read a chunk at a time.
+    """
     if counts.n_documents != len(texts):
         raise ValueError("counts must have one row per text")
-    lowered = pd.Series(list(texts), dtype=object).fillna("").astype(str).str.lower()
-    nb = np.zeros(len(texts), dtype=bool)
-    for cue in NONBINARY_CUES:
-        nb |= lowered.str.contains(cue, regex=False).to_numpy()
-    ms_period = lowered.str.contains("ms.", regex=False).to_numpy()
+    nb, ms_period = _text_cues(texts)
     # One sparse column selection for every word the decision needs.
     cues = counts.word_counts([*FEMALE_WORDS, *MALE_WORDS, *NEUTRAL_WORDS, "ms"])
     n_f, n_m, n_n = len(FEMALE_WORDS), len(MALE_WORDS), len(NEUTRAL_WORDS)

@@ -151,7 +151,7 @@ def build_example_index(
     frame = samples[keep].reset_index(drop=True)
     if frame.empty:
         return base
-    texts = frame["text"].astype(str).tolist()
+    texts = frame["text"].astype(str)
     if counts is not None and counts.n_documents != len(samples):
         raise DataError("the counts must have one row per sample")
     if counts is None:
@@ -179,12 +179,15 @@ def build_example_index(
     doc_ids: dict[int, int] = {}
     docs: list[list[Any]] = []
     ids: list[str] = []
-    id_columns = [
-        c for c in ("item_id", "template", "subject", "condition", "sample_index") if c in frame
-    ]
+    id_columns = {
+        c: frame[c] for c in ("item_id", "template", "subject", "condition", "sample_index")
+        if c in frame
+    }  # fmt: skip
     spans_of: dict[int, dict[str, list[int]]] = {}
-    subjects = [_plain(v) for v in frame["subject"]] if "subject" in frame else [""] * len(texts)
-    templates = [_plain(v) for v in frame["template"]] if "template" in frame else [""] * len(texts)
+
+    def _field(column: str, row: int) -> str:
+        return _plain(frame[column].iat[row]) if column in frame else ""
+
     out_words: dict[str, Any] = {}
     for j, word in enumerate(words_present):
         rows = sub.indices[sub.indptr[j] : sub.indptr[j + 1]]
@@ -196,16 +199,23 @@ def build_example_index(
         quota = split_cap(cap, {k: int(v.size) for k, v in members.items()})
         entry_g: dict[str, list[Any]] = {}
         for key, in_group in members.items():
-            chosen = in_group[np.argsort(rank[in_group], kind="stable")[: quota[key]]]
+            chosen = _first_ranked(in_group, rank, quota[key])
             items = []
             for r in chosen.tolist():
                 if r not in doc_ids:
                     doc_ids[r] = len(docs)
+                    text = str(texts.iat[r])
                     docs.append(
-                        [texts[r], subjects[r], templates[r], named[r] or "", assoc[r] or ""]
+                        [
+                            text,
+                            _field("subject", r),
+                            _field("template", r),
+                            named[r] or "",
+                            assoc[r] or "",
+                        ]
                     )
-                    ids.append(sample_id(frame.iloc[r][id_columns].to_dict()))
-                    spans_of[r] = _all_spans(texts[r])
+                    ids.append(sample_id({c: col.iat[r] for c, col in id_columns.items()}))
+                    spans_of[r] = _all_spans(text)
                 items.append([doc_ids[r], spans_of[r].get(word, [])])
             entry_g[key] = items
         out_words[word] = {"g": entry_g, "n": {k: int(v.size) for k, v in members.items()}}
@@ -213,6 +223,17 @@ def build_example_index(
     base["sample_ids"] = ids
     base["words"] = out_words
     return base
+
+
+def _first_ranked(rows: np.ndarray, rank: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` rows of lowest ``rank`` (ranks are distinct), in rank order."""
+    ranks = rank[rows]
+    if count <= 0:
+        return rows[:0]
+    if count < rows.size:  # partial selection: linear in the rows, not n log n
+        top = np.argpartition(ranks, count - 1)[:count]
+        return rows[top[np.argsort(ranks[top])]]
+    return rows[np.argsort(ranks)]
 
 
 def split_cap(cap: int, sizes: dict[str, int]) -> dict[str, int]:
@@ -277,6 +298,12 @@ def trim_examples(
 def _all_spans(text: str) -> dict[str, list[int]]:
     """Every normalized word of ``text`` with its flat UTF-16 spans."""
     out: dict[str, list[int]] = {}
+    if text.isascii():  # one UTF-16 unit per character
+        for m in _CHUNK.finditer(text):
+            word = normalize(m.group())
+            if word:
+                out.setdefault(word, []).extend(m.span())
+        return out
     offset_units = 0
     last = 0
     for m in _CHUNK.finditer(text):

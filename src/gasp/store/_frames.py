@@ -9,6 +9,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gasp.errors import DataError
+
 #: Columns of :meth:`RunStore.samples` before the item's attribute columns.
 SAMPLES_LEADING_COLUMNS: tuple[str, ...] = ("run_id", "study", "item_id")
 
@@ -116,8 +118,10 @@ def finish_frame(
     for col in nullable_ints:
         frame[col] = frame[col].astype("Int64")
     for col in ("sample_index", "attempts"):
-        frame[col] = frame[col].astype("int64")
-    frame["latency_s"] = frame["latency_s"].astype("float64")
+        if col in frame:
+            frame[col] = frame[col].astype("int64")
+    if "latency_s" in frame:
+        frame["latency_s"] = frame["latency_s"].astype("float64")
     return frame[[*SAMPLES_LEADING_COLUMNS, *items.keys, *trailing]]
 
 
@@ -149,3 +153,26 @@ def order_candidates(frame: pd.DataFrame) -> pd.DataFrame:
     frame = frame.assign(_group=group.cumsum())
     frame = frame.sort_values(["_group", "_rank"], kind="stable")
     return frame.drop(columns=["_group", "_rank", "_candidates"]).reset_index(drop=True)
+
+
+def concat_chunks(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """Chunks of one query as one frame, with the dtypes one read would have inferred
+    (a chunk whose column is all NULL reads as ``object``)."""
+    if len(frames) == 1:
+        return frames[0]
+    mixed = [c for c in frames[0].columns if len({str(f[c].dtype) for f in frames}) > 1]
+    frame = pd.concat(frames, ignore_index=True)
+    for column in mixed:
+        frame[column] = frame[column].infer_objects()
+    return frame
+
+
+def chosen_columns(all_columns: tuple[str, ...], wanted: Iterable[str] | None) -> tuple[str, ...]:
+    """The trailing columns to read: all of them, or those ``wanted`` (in table order)."""
+    if wanted is None:
+        return all_columns
+    chosen = set(wanted)
+    unknown = sorted(chosen - set(all_columns))
+    if unknown:
+        raise DataError(f"unknown sample column(s) {unknown}: choose from {list(all_columns)}")
+    return tuple(c for c in all_columns if c in chosen or c == "sample_index")

@@ -19,6 +19,8 @@ from gasp.store._frames import (
     SAMPLES_TRAILING_COLUMNS,
     SCORES_TRAILING_COLUMNS,
     ItemTable,
+    chosen_columns,
+    concat_chunks,
     finish_frame,
     order_candidates,
     parse_json_column,
@@ -41,11 +43,11 @@ from gasp.store._schema import (
     UPSERT_SCORE,
 )
 
-_SAMPLE_SELECT = (
-    "SELECT s.item_id, s.sample_index, i.prompt, s.text, s.stop_reason, s.error, s.model_id, "
-    "s.prompt_tokens, s.completion_tokens, s.latency_s, s.attempts, s.created_at, s.seed, "
-    "s.fault_kinds FROM samples s JOIN items i ON i.item_id = s.item_id"
-)
+_SAMPLE_FIELDS: dict[str, str] = {
+    "item_id": "s.item_id",
+    "prompt": "i.prompt",
+    **{c: f"s.{c}" for c in SAMPLES_TRAILING_COLUMNS if c != "prompt"},
+}
 _SCORE_SELECT = (
     "SELECT s.item_id, s.sample_index, s.candidate, s.logprob, s.n_tokens, s.tokens, "
     "s.token_ids, s.approximate, s.status, s.error, s.model_id, s.prompt_tokens, s.latency_s, "
@@ -258,22 +260,44 @@ class RunStore:
         where = "" if include_errors else " WHERE stop_reason != 'error'"
         return int(self._conn.execute(f"SELECT COUNT(*) FROM samples{where}").fetchone()[0])
 
-    def samples(self, *, include_errors: bool = False) -> pd.DataFrame:
+    def samples(
+        self,
+        *,
+        include_errors: bool = False,
+        columns: Iterable[str] | None = None,
+        chunk_size: int = 100_000,
+    ) -> pd.DataFrame:
         """Every stored sample as a DataFrame, in study order (item ordinal, sample index).
 
         Columns: ``run_id, study, item_id``, one column per item attribute (first-seen
-        order), then :data:`SAMPLES_TRAILING_COLUMNS`. Rows that record an error are
-        left out unless ``include_errors``.
+        order), then :data:`SAMPLES_TRAILING_COLUMNS`, or only those named in
+        ``columns`` (``sample_index`` is always kept). Rows that record an error are
+        left out unless ``include_errors``. Rows are read ``chunk_size`` at a time, so
+        reading a large run holds its text once.
         """
+        trailing = chosen_columns(SAMPLES_TRAILING_COLUMNS, columns)
+        select = ", ".join(_SAMPLE_FIELDS[c] for c in ("item_id", *trailing))
+        join = " JOIN items i ON i.item_id = s.item_id"
         where = "" if include_errors else " WHERE s.stop_reason != 'error'"
-        frame = pd.read_sql_query(_SAMPLE_SELECT + where + _ORDER, self._conn)
+        parts = pd.read_sql_query(
+            f"SELECT {select} FROM samples s{join}{where}{_ORDER}",
+            self._conn,
+            chunksize=max(1, int(chunk_size)),
+        )
+        frames = list(parts)
+        if not frames:  # no row: the plain query gives the empty frame its columns
+            frames = [pd.read_sql_query(f"SELECT {select} FROM samples s{join}{where}", self._conn)]
+        frame = concat_chunks(frames)
+        del frames
         return finish_frame(
             frame,
             run_id=self.run_id,
             study=self._study_name(),
             items=self._item_table(),
-            trailing=SAMPLES_TRAILING_COLUMNS,
-            nullable_ints=("prompt_tokens", "completion_tokens", "seed"),
+            trailing=trailing,
+            nullable_ints=tuple(
+                c for c in ("prompt_tokens", "completion_tokens", "seed") if c in trailing
+            ),
         )
 
     # -- scores --------------------------------------------------------------------

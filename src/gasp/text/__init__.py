@@ -1,6 +1,7 @@
 """Text to tokens and sparse word counts, the package's one list of pronouns and its one list
 of explicit gender terms."""
 
+from gasp.text._counting import COUNT_CHUNK_SIZE, count_words, normalize_many
 from gasp.text._gender_terms import GENDER_TERMS, gender_terms, is_gender_term
 from gasp.text._pronouns import (
     FEMININE_PRONOUNS,
@@ -13,9 +14,10 @@ from gasp.text._pronouns import (
     is_pronoun,
     remove_pronouns,
 )
-from gasp.text._tokenize import DocTermCounts, count_words, normalize, tokenize
+from gasp.text._tokenize import DocTermCounts, normalize, tokenize
 
 __all__ = [
+    "COUNT_CHUNK_SIZE",
     "FEMININE_PRONOUNS",
     "GENDER_TERMS",
     "MASCULINE_PRONOUNS",
@@ -30,6 +32,7 @@ __all__ = [
     "is_gender_term",
     "is_pronoun",
     "normalize",
+    "normalize_many",
     "remove_pronouns",
     "tokenize",
 ]

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.feature_extraction.text import CountVectorizer
 
 # Everything that is neither a letter nor whitespace: punctuation, symbols, digits, underscore.
 _NON_LETTER = re.compile(r"[^\w\s]|[\d_]")
@@ -72,28 +71,3 @@ class DocTermCounts:
     def subset(self, rows: np.ndarray | slice) -> DocTermCounts:
         """The counts of the selected documents, over the same vocabulary."""
         return DocTermCounts(matrix=self.matrix[rows], vocabulary=self.vocabulary)
-
-
-def count_words(texts: Iterable[str]) -> DocTermCounts:
-    """Count the tokens of every text into a sparse (documents x vocabulary) matrix."""
-    vectorizer = CountVectorizer(
-        lowercase=False,
-        preprocessor=normalize,
-        tokenizer=str.split,
-        token_pattern=None,
-        dtype=np.int64,
-    )
-    texts_list = [t if isinstance(t, str) else "" for t in texts]
-    try:
-        matrix = vectorizer.fit_transform(texts_list).tocsr()
-    except ValueError:  # no document contains a single word
-        return DocTermCounts(
-            matrix=sp.csr_matrix((len(texts_list), 0), dtype=np.int64),
-            vocabulary=np.array([], dtype=object),
-        )
-    vocabulary = np.asarray(vectorizer.get_feature_names_out(), dtype=object)
-    order = np.argsort(vocabulary)
-    if not np.array_equal(order, np.arange(order.size)):
-        vocabulary = vocabulary[order]
-        matrix = matrix[:, order]
-    return DocTermCounts(matrix=matrix.astype(np.int64, copy=False), vocabulary=vocabulary)

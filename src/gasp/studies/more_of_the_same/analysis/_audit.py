@@ -48,6 +48,8 @@ from gasp.studies.more_of_the_same.analysis._representation import analyze_repre
 from gasp.studies.more_of_the_same.analysis._word_tables import marked_words_by_group, word_tables
 
 _ASSOCIATION_KEYS = ("item_id", "template", "subject", "condition", "sample_index")
+#: The sample columns the analysis reads from a run store (with the item attributes).
+_STORE_COLUMNS = ("sample_index", "text", "error", "model_id")
 
 
 class _Timer:
@@ -178,7 +180,7 @@ def analyze_run(
     start = time.perf_counter()
     store = RunStore.open(path)
     try:
-        samples = store.samples(include_errors=True)
+        samples = store.samples(include_errors=True, columns=_STORE_COLUMNS)
         manifest = store.manifest() if store.has_manifest() else {}
         study = _study_of(manifest)
         sessions = store.sessions()

@@ -171,7 +171,7 @@ def prepare_run(
     frame = frame.loc[valid].reset_index(drop=True)
     if frame.empty:
         raise DataError("the run has no valid generation (every sample is empty or an error)")
-    texts = frame["text"].tolist()
+    texts = frame["text"]  # converted to Python strings a chunk at a time
     counts = count_words(texts)
     association = associate_counts(texts, counts)
     frame["associated"] = association.table["gender"].fillna("").astype(str).to_numpy()
