@@ -1,11 +1,11 @@
 """Benchmark: the analysis of a synthetic run of 100,000 generations over 63 occupations.
 
 Run ``python bench/bench_analysis.py`` (options: ``--generations``, ``--subjects``,
-``--bootstrap``, ``--permutations``, ``--in-memory``). The synthetic generations are
-written to a run store first, and the timed analysis is ``analyze_run`` on that store:
-reading it, loading the word embeddings and every step of the analysis. With
-``--in-memory`` the samples table is analysed directly. Prints the seconds of each step
-and the peak resident memory; the target is under 2 minutes and under 4 GiB.
+``--bootstrap``, ``--permutations``). The synthetic samples table (with planted words)
+is analysed in memory by ``analyze_samples``: every step of the analysis after reading
+a store. ``bench/bench_scaling.py`` times ``gasp analyze`` on run stores of 10k to 1M
+generations, reading included. Prints the seconds of each step and the peak resident
+memory; the target is under 2 minutes and under 4 GiB.
 """
 
 from __future__ import annotations
@@ -13,18 +13,12 @@ from __future__ import annotations
 import argparse
 import resource
 import sys
-import tempfile
 import time
-from pathlib import Path
-
-import pandas as pd
 
 from gasp.embeddings import load_embeddings
-from gasp.store import RunStore, SampleRecord
 from gasp.studies.more_of_the_same.analysis import (
     AnalysisConfig,
     AuditResults,
-    analyze_run,
     analyze_samples,
 )
 from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
@@ -40,27 +34,6 @@ def _peak_rss_gib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
 
 
-def _write_store(samples: pd.DataFrame, path: Path) -> None:
-    """Write a synthetic samples table into a new run store."""
-    records = [
-        SampleRecord(
-            template=str(row.template),
-            subject=str(row.subject),
-            condition=str(row.condition),
-            sample_index=int(row.sample_index),
-            named_gender=None if pd.isna(row.named_gender) else str(row.named_gender),
-            prompt=str(row.prompt),
-            seed=None,
-            text=str(row.text),
-            stop_reason="stop",
-            model_id="synthetic",
-        )
-        for row in samples.itertuples(index=False)
-    ]
-    with RunStore.open(path, create=True) as store:
-        store.write_samples(records)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Generate the synthetic run, analyse it and print the timings."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -70,9 +43,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=AnalysisConfig().n_bootstrap)
     parser.add_argument("--permutations", type=int, default=AnalysisConfig().n_permutations)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--in-memory", action="store_true", help="analyse the samples table, not a store"
-    )
     args = parser.parse_args(argv)
 
     per_cell = args.generations / (args.subjects * args.templates)
@@ -92,24 +62,13 @@ def main(argv: list[str] | None = None) -> int:
     config = AnalysisConfig(
         n_bootstrap=args.bootstrap, n_permutations=args.permutations, seed=args.seed
     )
-    emb_s = 0.0
-    results: AuditResults
-    with tempfile.TemporaryDirectory() as folder:
-        if args.in_memory:
-            start = time.perf_counter()
-            embeddings = load_embeddings("glove")
-            embeddings.lookup(["the"])  # GloVe loads lazily: load it outside the analysis
-            emb_s = time.perf_counter() - start
-            start = time.perf_counter()
-            results = analyze_samples(samples, None, config, embeddings=embeddings)
-        else:
-            store_path = Path(folder) / "run.sqlite"
-            start = time.perf_counter()
-            _write_store(samples, store_path)
-            print(f"store written: {time.perf_counter() - start:8.2f} s (not part of the analysis)")
-            start = time.perf_counter()
-            results = analyze_run(store_path, config)
-        total_s = time.perf_counter() - start
+    start = time.perf_counter()
+    embeddings = load_embeddings("glove")
+    embeddings.lookup(["the"])  # GloVe loads lazily: load it outside the analysis
+    emb_s = time.perf_counter() - start
+    start = time.perf_counter()
+    results: AuditResults = analyze_samples(samples, None, config, embeddings=embeddings)
+    total_s = time.perf_counter() - start
     print(
         f"generations: {len(samples):,} over {args.subjects} subjects x {args.templates} templates"
     )
