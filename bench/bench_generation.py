@@ -24,13 +24,14 @@ from pathlib import Path
 
 from gasp.backends import (
     DecodingConfig,
+    GenerationRequest,
     ModelBackend,
     ResilientModel,
     RetryPolicy,
     resolve_backend,
 )
-from gasp.runner import RunOptions, build_request, generate, plan_study
-from gasp.store import RunStore, SampleRecord
+from gasp.runner import RunOptions, as_plan, build_request, generate
+from gasp.store import ItemRecord, RunStore, SampleRecord
 from gasp.studies.more_of_the_same import Study, more_of_the_same
 
 SERVER = """
@@ -83,15 +84,21 @@ def run_via_runner(study: Study, base_url: str, concurrency: int, store: Path) -
     return stored, summary.elapsed_s
 
 
+def _generation_requests(study: Study, decoding: DecodingConfig) -> list[GenerationRequest]:
+    """Every generation request of ``study`` (sample seeds from run seed 0)."""
+    requests = [
+        build_request(item, i, decoding=decoding, run_seed=0, system_prompt=None)
+        for item in as_plan(study).items
+        for i in range(item.n)
+    ]
+    return [r for r in requests if isinstance(r, GenerationRequest)]
+
+
 async def run_wrapper_only(study: Study, base_url: str, concurrency: int) -> tuple[int, float]:
     backend = resolve_backend("openai-compatible/bench", base_url=base_url)
     model = ResilientModel(backend, max_concurrency=concurrency, retry=RetryPolicy(timeout_s=30))
     decoding = DecodingConfig(max_tokens=64)
-    requests = [
-        build_request(plan, i, decoding=decoding, run_seed=0, system_prompt=None)
-        for plan in plan_study(study)
-        for i in range(plan.n)
-    ]
+    requests = _generation_requests(study, decoding)
     start = time.perf_counter()
     count = 0
     async for _ in model.generate_many(requests):
@@ -105,10 +112,15 @@ def store_write_rate(rows: int, batch: int, folder: Path) -> float:
     """Samples per second the store commits in transactions of ``batch`` rows."""
     text = "She is a dedicated nurse who has worked for twelve years in a busy hospital. " * 8
     records = [
-        SampleRecord("persona", f"s{i // 100}", "woman", i % 100, "F", "prompt", i, text, "stop")
+        SampleRecord(f'["persona", "s{i // 100}", "woman"]', i % 100, i, text, "stop")
         for i in range(rows)
     ]
+    items = sorted({r.item_id for r in records})
     with RunStore.open(folder / "writes.sqlite", create=True) as store:
+        store.write_items(
+            ItemRecord(item_id, ordinal, "generate", "prompt", messages=(("user", "prompt"),))
+            for ordinal, item_id in enumerate(items)
+        )
         start = time.perf_counter()
         for k in range(0, rows, batch):
             store.write_samples(records[k : k + batch])
@@ -119,11 +131,7 @@ async def embedded_backend_alone(
     backend: ModelBackend, study: Study, decoding: DecodingConfig
 ) -> tuple[int, float]:
     model = ResilientModel(backend, max_concurrency=1)
-    requests = [
-        build_request(plan, i, decoding=decoding, run_seed=0, system_prompt=None)
-        for plan in plan_study(study)
-        for i in range(plan.n)
-    ]
+    requests = _generation_requests(study, decoding)
     await model.generate(requests[0])  # load the model outside the timing
     start = time.perf_counter()
     count = 0
