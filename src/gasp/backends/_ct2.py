@@ -83,9 +83,15 @@ def ct2_cache() -> WeightCache:
 def convert(source: ModelSource, compute_type: str, target: Path) -> None:
     """Write the CTranslate2 model (``model/``), tokenizer and decoding facts into ``target``."""
     import ctranslate2
+    import torch
     from transformers import AutoTokenizer, GenerationConfig
 
-    with tempfile.TemporaryDirectory(prefix="gasp-weights-") as scratch:
+    # Building the model draws its initial weights from torch's global generator: fork it
+    # so a conversion leaves the caller's random state as it was.
+    with (
+        torch.random.fork_rng(devices=[]),
+        tempfile.TemporaryDirectory(prefix="gasp-weights-") as scratch,
+    ):
         weights = plain_weights_folder(source, Path(scratch))
         with quiet_model_loading():
             converter = ctranslate2.converters.TransformersConverter(str(weights))
