@@ -36,8 +36,8 @@ from typing import Any
 import numpy as np
 
 from gasp.backends import DecodingConfig, make_mock_backend
-from gasp.runner import build_manifest
-from gasp.store import ItemRecord, RunStore, SampleRecord
+from gasp.runner import build_manifest, item_records
+from gasp.store import RunStore, SampleRecord
 from gasp.studies.more_of_the_same import STUDY_TYPE
 from gasp.studies.more_of_the_same import Study as StudyModel
 
@@ -214,17 +214,7 @@ def build_store(path: Path, size: int, seed: int = 0) -> float:
     partial.unlink(missing_ok=True)
     with RunStore.open(partial, create=True) as store:
         store.write_manifest(manifest)
-        store.write_items(
-            ItemRecord(
-                item_id=item.item_id,
-                ordinal=ordinal,
-                kind=str(item.kind),
-                prompt=item.prompt,
-                attributes=item.attributes,
-                messages=item.messages(plan.system_prompt),
-            )
-            for ordinal, item in enumerate(plan.items)
-        )
+        store.write_items(item_records(plan))
         batch: list[SampleRecord] = []
         for record in _records(plan, size, seed):
             batch.append(record)

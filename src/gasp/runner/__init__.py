@@ -41,7 +41,13 @@ from gasp.runner._progress import (
     progress_line,
     summary_table,
 )
-from gasp.runner._run import agenerate, check_capabilities, check_reachable, generate
+from gasp.runner._run import (
+    agenerate,
+    check_capabilities,
+    check_reachable,
+    generate,
+    item_records,
+)
 from gasp.runner._summary import (
     BATCH_POLL_ENV,
     DEFAULT_BATCH_POLL_S,
@@ -88,6 +94,7 @@ __all__ = [
     "estimate_prompt_tokens",
     "generate",
     "item_id",
+    "item_records",
     "progress_interval",
     "progress_line",
     "request_key",

@@ -156,7 +156,7 @@ async def agenerate(
                     api_key_env=opts.api_key_env,
                 )
             )
-        store.write_items(_item_records(plan))
+        store.write_items(item_records(plan))
         loop = ItemLoop(plan, store, wrapper, opts, decoding, summary, price, console)
         if client is None or opts.batch is None:
             warn_open_batches(store.batch_ledger(), console)
@@ -197,7 +197,8 @@ def check_capabilities(plan: StudyPlan, backend: ModelBackend, spec: str) -> Non
                     check(request)
 
 
-def _item_records(plan: StudyPlan) -> list[ItemRecord]:
+def item_records(plan: StudyPlan) -> list[ItemRecord]:
+    """The store records of a plan's items, in the plan's order."""
     return [
         ItemRecord(
             item_id=item.item_id,
