@@ -52,7 +52,7 @@ def _row(entry: IndexEntry, index_dir: Path) -> str:
     summary = f"<ul>{lines}</ul>" if lines else ""
     return (
         f"<tr><td>{link}</td><td>{escape(entry.description)}</td>"
-        f"<td>{_status_cell(entry)}</td><td>{entry.seconds:.0f} s</td><td>{summary}</td></tr>"
+        f"<td>{_status_cell(entry)}</td><td>{entry.seconds:.0f}&nbsp;s</td><td>{summary}</td></tr>"
     )
 
 
