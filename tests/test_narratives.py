@@ -191,3 +191,22 @@ def test_gasp_run_narratives_with_a_mock(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert "unknown or no name (U) share" in result.output
     assert (out / "report" / "figures" / "narrative_shares.svg").is_file()
+
+
+def test_shares_carry_bootstrap_intervals_recorded_in_the_settings() -> None:
+    res = analyze_narrative_frame(_fixture(), threshold=0.9, seed=3, draws=400)
+    shares = res["narrative_shares"].set_index(["profession", "template"])
+    overall = shares.loc[("Overall", "Overall")]
+    for label in ("female", "male", "unknown"):
+        low, high = overall[f"{label}_share_low"], overall[f"{label}_share_high"]
+        assert 0.0 <= low <= overall[f"{label}_share"] <= high <= 1.0
+        assert high > low  # ten stories of mixed genders: a real interval
+    # A cell where every story has the same gender: every resample agrees.
+    roofer = shares.loc[("roofer", "story")]
+    assert roofer["female_share"] == 1.0
+    assert roofer["female_share_low"] == roofer["female_share_high"] == 1.0
+    record = res.meta["settings"]["interval"]
+    assert record["interval_scheme"] == "bootstrap" and record["interval_draws"] == 400
+    assert record["interval_seed"] == 3 and record["interval_unit"] == "stories"
+    again = analyze_narrative_frame(_fixture(), threshold=0.9, seed=3, draws=400)
+    assert again["narrative_shares"].equals(res["narrative_shares"])

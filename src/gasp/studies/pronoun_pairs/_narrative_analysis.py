@@ -9,6 +9,7 @@ import pandas as pd
 
 from gasp.errors import DataError
 from gasp.results import AuditResults
+from gasp.stats import BOOTSTRAP, IntervalScheme
 from gasp.studies.pronoun_pairs._examples import ExampleIndex, cell_key
 from gasp.studies.pronoun_pairs._metrics import OVERALL
 from gasp.studies.pronoun_pairs._narrative_metrics import (
@@ -81,6 +82,7 @@ def analyze_narrative_frame(
     top_k: int = 5,
     examples_cap: int = 50,
     seed: int = 0,
+    draws: int = 1000,
     meta: Mapping[str, Any] | None = None,
 ) -> AuditResults:
     """Names, genders, shares per cell, Table 4 and frequent names of ``samples`` (the
@@ -96,7 +98,8 @@ def analyze_narrative_frame(
     if "prompt" not in frame:
         frame["prompt"] = None
     stories = name_genders(frame, threshold=threshold, table=names_table).reset_index(drop=True)
-    shares = gender_shares(stories)
+    scheme = IntervalScheme(BOOTSTRAP, draws, seed, unit="stories")
+    shares = gender_shares(stories, scheme)
     results = AuditResults(
         tables={
             TABLE4: table4(shares),
@@ -115,6 +118,7 @@ def analyze_narrative_frame(
         "top_names": top_k,
         "examples_per_cell": examples_cap,
         "seed": seed,
+        "interval": scheme.record(),
         **dict(results.meta.get("settings", {})),
     }
     return results

@@ -9,9 +9,11 @@ and U are out of all stories of a cell, so they add up to one.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from gasp.names import first_name_gender
+from gasp.stats import IntervalScheme, mean_interval
 from gasp.studies.pronoun_pairs._metrics import OVERALL
 from gasp.studies.pronoun_pairs._parse import first_name
 from gasp.studies.pronoun_pairs._templates import NARRATIVE_TEMPLATES
@@ -47,29 +49,43 @@ def name_genders(
     return out
 
 
-def _counts(frame: pd.DataFrame, profession: str, template: str) -> dict[str, object]:
+def _counts(
+    frame: pd.DataFrame,
+    profession: str,
+    template: str,
+    scheme: IntervalScheme | None,
+    rng: np.random.Generator | None,
+) -> dict[str, object]:
     n = len(frame)
-    counts = frame["gender"].value_counts()
+    genders = frame["gender"].to_numpy()
     row: dict[str, object] = {"profession": profession, "template": template, "stories": n}
     for code, label in (("F", "female"), ("M", "male"), (UNKNOWN, "unknown")):
-        k = int(counts.get(code, 0))
+        hits = genders == code
+        k = int(hits.sum())
         row[label] = k
         row[f"{label}_share"] = k / n if n else float("nan")
+        if scheme is not None:
+            _, low, high = mean_interval(hits.astype(float), scheme, rng)
+            # The widening for few stories may pass the ends of [0, 1]; a share cannot.
+            row[f"{label}_share_low"] = max(0.0, low)
+            row[f"{label}_share_high"] = min(1.0, high)
     return row
 
 
-def gender_shares(stories: pd.DataFrame) -> pd.DataFrame:
+def gender_shares(stories: pd.DataFrame, scheme: IntervalScheme | None = None) -> pd.DataFrame:
     """Female, male and unknown counts and shares per (profession, template), per
     profession over templates (template ``Overall``), per template over professions
-    (profession ``Overall``) and over everything."""
+    (profession ``Overall``) and over everything; with ``scheme`` (a bootstrap over the
+    stories) each share gets its interval, ``<label>_share_low`` and ``_high``."""
     templates = [t for t in NARRATIVE_TEMPLATES if t in set(stories["template"])]
     professions = list(dict.fromkeys(stories["profession"]))
+    rng = scheme.rng() if scheme is not None else None
     rows = []
     for profession in [*professions, OVERALL]:
         part = stories if profession == OVERALL else stories[stories["profession"] == profession]
         for template in [*templates, OVERALL]:
             cell = part if template == OVERALL else part[part["template"] == template]
-            rows.append(_counts(cell, profession, template))
+            rows.append(_counts(cell, profession, template, scheme, rng))
     return pd.DataFrame(rows)
 
 

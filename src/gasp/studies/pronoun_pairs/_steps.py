@@ -77,6 +77,7 @@ def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -
         top_k=int(options.get("top_names") or 5),
         examples_cap=int(options.get("examples_per_word") or 50),
         seed=int(options.get("seed") or 0),
+        draws=int(options.get("bootstrap") or 1000),
         meta=_meta(manifest, store),
     )
     folder = audit.save(results)

@@ -137,7 +137,7 @@ class Narratives(StudyType):
     )
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})
     ANALYSIS = frozenset(
-        {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word"}
+        {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word", "bootstrap"}
     )
 
     def decoding_defaults(self) -> dict[str, Any]:

@@ -8,9 +8,10 @@ from matplotlib.figure import Figure
 
 from gasp.report import ReportWriter, new_figure
 from gasp.results import AuditResults
+from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
 from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, TABLE4, TOP_NAMES
-from gasp.studies.pronoun_pairs.report._common import add_clickable, pct
+from gasp.studies.pronoun_pairs.report._common import add_clickable, pct, pct_ci
 
 OVERALL = "Overall"
 
@@ -80,13 +81,20 @@ def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
         writer.note(
             sec, f"Unknown or no name (U) share overall: {pct(overall.iloc[0]['unknown_share'])}."
         )
+    record = results.settings.get("interval")
+    intervals = (
+        f"Intervals: {describe_interval(record)}."
+        if isinstance(record, dict)
+        else "These results hold no intervals."
+    )
     share_rows = []
-    for r in shares.to_dict("records"):
+    for record_row in shares.to_dict("records"):
+        r = {str(k): v for k, v in record_row.items()}
         p, t = r["profession"], r["template"]
         share_rows.append(
             [(str(p), None), (str(t), None), (str(int(r["stories"])), cell_key(p, t, "stories"))]
             + [
-                (f"{pct(r[f'{g}_share'])} ({int(r[g])})", cell_key(p, t, g))
+                (f"{pct_ci(r, f'{g}_share')} ({int(r[g])})", cell_key(p, t, g))
                 for g in ("female", "male", "unknown")
             ]
         )
@@ -96,8 +104,8 @@ def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
         name="shares",
         title="Female, male and unknown protagonists",
         explanation="Per profession and opening, per profession over all openings, per "
-        "opening over all professions and overall: stories, then the share (and count) of "
-        "female, male and unknown names.",
+        "opening over all professions and overall: stories, then the share of female, male "
+        f"and unknown names with its interval in parentheses (then the count). {intervals}",
         shown=(["Profession", "Opening", "Stories", "Female", "Male", "Unknown (U)"], share_rows),
         data=shares,
     )
