@@ -122,3 +122,23 @@ def test_a_failed_step_makes_gasp_run_exit_non_zero(
     captured = capsys.readouterr()
     assert code == 1 and "probe failed: the embeddings file is unreadable" in captured.err
     assert (out / "report" / "report.html").is_file()  # the later steps still ran
+
+
+def test_gasp_run_passes_the_probes_k_rule_and_refuses_a_bad_one_before_any_step(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from gasp.results import AuditResults
+
+    bad = tmp_path / "bad"
+    code = gasp_exit_code(monkeypatch, "run", "-m", "mock/personas", "--quick", "--out",
+                          str(bad), "--k-rule", "nonsense")  # fmt: skip
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "nonsense" in err[0]
+    assert not bad.exists()
+    out = tmp_path / "run"
+    args = ["run", "-m", "mock/personas", "--quick", "--n", "4", "--out", str(out),
+            "--bootstrap", "0", "--permutations", "0",
+            "--k-rule", "paper", "--n-init", "2"]  # fmt: skip
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    probe = AuditResults.load(out / "results").settings["probe"]
+    assert probe["k_rule"] == "paper" and probe["n_init"] == 2

@@ -9,7 +9,7 @@ recompute from it. The study's registered type does the study-specific steps.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -72,6 +72,16 @@ def run_command(
     probe_embeddings: Annotated[
         str, typer.Option(help="Embeddings of the probe's clustering (minilm, glove, a file).")
     ] = "minilm",
+    k_rule: Annotated[
+        str | None,
+        typer.Option(
+            help="How the probe chooses k: max (largest silhouette, default), paper (the "
+            "paper's largest fall) or stability."
+        ),
+    ] = None,
+    n_init: Annotated[
+        int | None, typer.Option(help="k-means++ runs per k in the probe (default 5).")
+    ] = None,
     examples_per_word: Annotated[
         int, typer.Option(help="Example generations kept per significant word in the report.")
     ] = 50,
@@ -124,6 +134,14 @@ def run_command(
         examples_per_word=examples_per_word,
     )
     probe = own | {"embeddings": probe_embeddings, "seed": seed}
+    clustering: dict[str, Any] = {
+        key: value for key, value in (("k_rule", k_rule), ("n_init", n_init)) if value
+    }
+    if clustering:
+        from gasp.probe import ClusteringConfig
+
+        ClusteringConfig(**clustering)  # a bad value is one error line before any step
+    probe |= clustering
     report = own | {"examples_per_word": examples_per_word}
     if out is None:
         name = f"{'quick-' if quick else ''}{_slug(Path(study).stem)}-{_slug(model)}"

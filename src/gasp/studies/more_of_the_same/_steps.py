@@ -71,15 +71,22 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
 
     Too few significant words to cluster is an outcome, not a failure: the line says so.
     """
+    from gasp.probe import ClusteringConfig, ProbeConfig
     from gasp.results import AuditResults
     from gasp.studies.more_of_the_same.probe import add_probe_tables
 
     audit = AuditResults.load(results)
+    clustering: dict[str, Any] = {}
+    if options.get("k_rule"):
+        clustering["k_rule"] = str(options["k_rule"])
+    if options.get("n_init"):
+        clustering["n_init"] = int(options["n_init"])
     try:
         result = add_probe_tables(
             audit,
             embeddings=str(options.get("embeddings") or "minilm"),
             seed=int(options.get("seed") or 0),
+            config=ProbeConfig(clustering=ClusteringConfig(**clustering)),
         )
     except DataError as exc:
         for name in (PROBE_CLUSTERS, PROBE_SILHOUETTE):
