@@ -162,3 +162,14 @@ def test_old_scheme_misses_the_srb_score(srb_truth: dict[str, float]) -> None:
 def test_subsamples_cover_the_srb_score(srb_truth: dict[str, float]) -> None:
     coverage = _srb_coverage(IntervalScheme(SUBSAMPLE, 60, 0, fraction=0.5), srb_truth, seed=2)
     assert 0.90 <= coverage <= 0.99
+
+
+def test_a_bounded_statistic_keeps_its_interval_within_its_range() -> None:
+    from gasp.stats import BOOTSTRAP, SHARE_BOUNDS, IntervalScheme, mean_interval
+
+    scheme = IntervalScheme(BOOTSTRAP, 400, 7)
+    hits = np.array([0.0, 0.0, 1.0])  # three texts: the widening for few units is large
+    estimate, low, high = mean_interval(hits, scheme)
+    assert low < 0.0  # a share cannot be negative: unbounded, the widening passes 0
+    clipped = mean_interval(hits, scheme, bounds=SHARE_BOUNDS)
+    assert clipped == (estimate, 0.0, high if high <= 1.0 else 1.0)

@@ -60,6 +60,8 @@ SUBSAMPLE = "subsample"
 CLUSTER = "cluster"
 SCHEMES: tuple[str, ...] = (BOOTSTRAP, SUBSAMPLE, CLUSTER)
 DEFAULT_FRACTION = 0.5
+#: The range of a share or rate of texts, for :func:`mean_interval`'s ``bounds``.
+SHARE_BOUNDS = (0.0, 1.0)
 _BLOCK = 1 << 22
 
 
@@ -234,13 +236,17 @@ def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator
 
 
 def mean_interval(
-    values: Any, scheme: IntervalScheme, rng: np.random.Generator | None = None
+    values: Any,
+    scheme: IntervalScheme,
+    rng: np.random.Generator | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> tuple[float, float, float]:
     """The mean of ``values`` (NaN left out) and its interval: ``(estimate, low, high)``.
 
     The percentile interval is widened by :func:`expansion` unless the scheme says
-    ``expanded=False``. A constant sample gives the estimate as both bounds (every
-    resample equals it).
+    ``expanded=False``; ``bounds`` (the range the statistic can take, e.g. ``(0, 1)``
+    for a share) clip what the widening pushes past them. A constant sample gives the
+    estimate as both bounds (every resample equals it).
     """
     x = np.asarray(values, dtype=np.float64).ravel()
     x = x[np.isfinite(x)]
@@ -255,6 +261,8 @@ def mean_interval(
     if scheme.expanded:
         f = expansion(int(x.size), scheme.confidence)
         low, high = estimate - f * (estimate - low), estimate + f * (high - estimate)
+    if bounds is not None:
+        low, high = max(bounds[0], low), min(bounds[1], high)
     return estimate, low, high
 
 

@@ -108,7 +108,7 @@ def lexicon_rates(
             row = {"lexicon": name, "group": group, "n": len(r), "mean_pct": float(r.mean()),
                    "se_pct": se}  # fmt: skip
             if scheme is not None:
-                _, row["low_pct"], row["high_pct"] = mean_interval(r, scheme, rng)
+                _, row["low_pct"], row["high_pct"] = mean_interval(r, scheme, rng, (0.0, 100.0))
             rows.append(row)
     columns = ["lexicon", "group", "n", "mean_pct", "se_pct"]
     return pd.DataFrame(rows, columns=columns + (["low_pct", "high_pct"] if scheme else []))

@@ -18,6 +18,9 @@ import pandas as pd
 
 from gasp.stats import IntervalScheme, mean_interval
 
+#: VADER's compound score lies in [-1, 1].
+COMPOUND_BOUNDS = (-1.0, 1.0)
+
 
 @cache
 def _analyzer() -> Any:
@@ -45,7 +48,7 @@ def group_sentiment(
     for group, s in parts:
         row = {"group": group, "n": len(s), "mean": float(s.mean()), "sd": float(s.std())}
         if scheme is not None:
-            _, row["low"], row["high"] = mean_interval(s, scheme, rng)
+            _, row["low"], row["high"] = mean_interval(s, scheme, rng, COMPOUND_BOUNDS)
         rows.append(row)
     columns = ["group", "n", "mean", "sd"] + (["low", "high"] if scheme is not None else [])
     return pd.DataFrame(rows, columns=columns)

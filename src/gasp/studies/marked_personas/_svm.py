@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats import IntervalScheme, mean_interval
+from gasp.stats import SHARE_BOUNDS, IntervalScheme, mean_interval
 
 ANONYMIZERS = ("paper", "clean")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")
@@ -217,7 +217,7 @@ def _accuracy_interval(
     """``accuracy_low`` and ``accuracy_high`` of per-text hits (NaN without a scheme)."""
     if scheme is None:
         return {"accuracy_low": float("nan"), "accuracy_high": float("nan")}
-    _, low, high = mean_interval(hits.astype(float), scheme, rng)
+    _, low, high = mean_interval(hits.astype(float), scheme, rng, SHARE_BOUNDS)
     return {"accuracy_low": low, "accuracy_high": high}
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gasp.stats import BOOTSTRAP, IntervalScheme, mean_interval
+from gasp.stats import BOOTSTRAP, SHARE_BOUNDS, IntervalScheme, mean_interval
 from gasp.studies.pronoun_pairs._parse import UNPARSED, parse_answer, prompt_echoes
 from gasp.studies.pronoun_pairs._templates import PAIR_TEMPLATES, PRONOUNS
 
@@ -86,7 +86,7 @@ def triples(answers: pd.DataFrame) -> pd.DataFrame:
 def _share(
     values: np.ndarray, settings: IntervalSettings, rng: np.random.Generator
 ) -> tuple[float, float, float]:
-    return mean_interval(values, settings.scheme(), rng)
+    return mean_interval(values, settings.scheme(), rng, SHARE_BOUNDS)
 
 
 def summary_table(

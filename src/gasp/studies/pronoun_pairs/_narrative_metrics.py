@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.names import first_name_gender
-from gasp.stats import IntervalScheme, mean_interval
+from gasp.stats import SHARE_BOUNDS, IntervalScheme, mean_interval
 from gasp.studies.pronoun_pairs._metrics import OVERALL
 from gasp.studies.pronoun_pairs._parse import first_name
 from gasp.studies.pronoun_pairs._templates import NARRATIVE_TEMPLATES
@@ -65,10 +65,8 @@ def _counts(
         row[label] = k
         row[f"{label}_share"] = k / n if n else float("nan")
         if scheme is not None:
-            _, low, high = mean_interval(hits.astype(float), scheme, rng)
-            # The widening for few stories may pass the ends of [0, 1]; a share cannot.
-            row[f"{label}_share_low"] = max(0.0, low)
-            row[f"{label}_share_high"] = min(1.0, high)
+            _, low, high = mean_interval(hits.astype(float), scheme, rng, SHARE_BOUNDS)
+            row[f"{label}_share_low"], row[f"{label}_share_high"] = low, high
     return row
 
 

@@ -245,6 +245,8 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
         "Each Marked Word's own VADER compound score, and the mean score of the texts "
         "containing it.",
         True,
+        empty="No word is significant in these texts, so none has a score; a larger --n "
+        "(for example --n 50) finds Marked Words.",
     )
 
 
