@@ -54,20 +54,21 @@ PermutationsOption = Annotated[
 
 def analysis_options(
     *,
-    min_samples: int | None,
-    min_share: float | None,
-    per_template: bool,
+    min_samples: int | None = None,
+    min_share: float | None = None,
+    per_template: bool = False,
     threshold: float | None = None,
-    fdr: float | None,
-    plain: bool,
+    fdr: float | None = None,
+    plain: bool = False,
     fdr_scope: str | None = None,
-    embeddings: str | None,
-    bootstrap: int | None,
-    permutations: int | None,
-    seed: int | None,
+    embeddings: str | None = None,
+    bootstrap: int | None = None,
+    permutations: int | None = None,
+    seed: int | None = None,
     examples_per_word: int | None = None,
 ) -> dict[str, Any]:
-    """The analysis options by name, as the study types read them."""
+    """The analysis options by name, as the study types read them (None or False: not
+    given on the command line)."""
     return {
         "min_samples": min_samples,
         "min_share": min_share,

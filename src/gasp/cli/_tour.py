@@ -28,6 +28,9 @@ from gasp.io import run_folder_paths
 from gasp.report import IndexEntry, write_index
 from gasp.studies import StudyType, study_names
 
+#: Example generations kept per significant word (``gasp run``'s default).
+EXAMPLES_PER_WORD = 50
+
 #: Exit status of ``gasp tour`` when some study did not finish.
 STUDY_FAILED_EXIT_CODE = 1
 
@@ -49,18 +52,7 @@ def _study_run(
         seed=seed,
         model_options=model_options,
     )
-    analysis = own | an.analysis_options(
-        min_samples=None,
-        min_share=None,
-        per_template=False,
-        fdr=None,
-        plain=False,
-        embeddings=None,
-        bootstrap=None,
-        permutations=None,
-        seed=seed,
-        examples_per_word=50,
-    )
+    analysis = own | an.analysis_options(seed=seed, examples_per_word=EXAMPLES_PER_WORD)
     return StudyRun(
         study_type=selection.study_type,
         model=model,
@@ -68,7 +60,7 @@ def _study_run(
         generation=generation,
         analysis=analysis,
         probe=own | {"embeddings": "minilm", "seed": seed},
-        report=own | {"examples_per_word": 50},
+        report=own | {"examples_per_word": EXAMPLES_PER_WORD},
     )
 
 

@@ -47,8 +47,21 @@ def run_identity(plan: StudyPlan, spec: str, decoding: DecodingConfig, seed: int
     }
 
 
-def check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], path: Path) -> None:
-    """Raise :class:`ConfigError` when the stored run differs from ``identity``."""
+def check_identity(
+    manifest: Mapping[str, Any],
+    identity: Mapping[str, Any],
+    path: Path,
+    engine: str | None = None,
+) -> None:
+    """Raise :class:`ConfigError` when the stored run differs from ``identity``, or was
+    generated on another ``engine`` of the same model (its texts would mix two engines'
+    samples; see :attr:`ModelBackend.generation_engine`)."""
+    stored_engine = manifest.get("model", {}).get("engine")
+    if stored_engine is not None and engine is not None and stored_engine != engine:
+        raise ConfigError(
+            f"{path} was generated on engine {stored_engine}, now {engine}; "
+            "resume with the original --model-option engine/compute_type or use a new --out path"
+        )
     stored = {
         "study": manifest.get("study"),
         "study_kind": manifest.get("study_kind"),
@@ -70,19 +83,6 @@ def check_identity(manifest: Mapping[str, Any], identity: Mapping[str, Any], pat
             detail = f"{key} {stored[key]!r}, now {identity[key]!r}"
         raise ConfigError(
             f"{path} holds another run ({detail}); use a new --out path or the original settings"
-        )
-
-
-def check_engine(manifest: Mapping[str, Any], backend: ModelBackend, path: Path) -> None:
-    """Raise :class:`ConfigError` when the stored run was generated on another engine of
-    the same model (its texts would mix two engines' samples)."""
-    stored = manifest.get("model", {}).get("engine")
-    if stored is None or backend.generation_engine is None:
-        return
-    if stored != backend.generation_engine:
-        raise ConfigError(
-            f"{path} was generated on engine {stored}, now {backend.generation_engine}; "
-            "resume with the original --model-option engine/compute_type or use a new --out path"
         )
 
 

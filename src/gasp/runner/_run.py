@@ -37,7 +37,7 @@ from gasp.errors import BackendError, ConfigError
 from gasp.runner._batch import BatchRun, batch_client_for, check_batch_model, warn_open_batches
 from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
-from gasp.runner._manifest import build_manifest, check_engine, check_identity, run_identity
+from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import ItemRecord, RunStore, read_manifest
@@ -129,8 +129,7 @@ async def agenerate(
         if path.exists():
             existing = read_manifest(path)
             if existing is not None:
-                check_identity(existing, identity, path)
-                check_engine(existing, backend, path)
+                check_identity(existing, identity, path, backend.generation_engine)
         # A batching (local) backend runs one batch at a time on its device: calls
         # beyond the first would only queue inside the backend, where the wrapper's
         # timeout would count their waiting time.

@@ -12,7 +12,7 @@ from gasp.report import ReportWriter, new_figure
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
-from gasp.studies.pronoun_pairs._pairs_analysis import PROFESSIONS, TABLE3
+from gasp.studies.pronoun_pairs._pairs_analysis import PROFESSION_CELLS, PROFESSIONS, TABLE3
 from gasp.studies.pronoun_pairs.report._common import add_clickable, pct, pct_ci
 
 _TABLE3_COLUMNS = [
@@ -159,18 +159,10 @@ def add_profession_items(writer: ReportWriter, sec: Any, results: AuditResults) 
     prof = results.get(PROFESSIONS)
     if prof is None:
         return
-    cols = [
-        "triples",
-        "inconsistent",
-        "binary_inconsistent",
-        "chosen_under_he",
-        "chosen_under_she",
-        "chosen_under_they",
-    ]
     rows = []
     for r in prof.head(writer.max_rows).to_dict("records"):
         row: list[tuple[str, str | None]] = [(str(r["profession"]), None)]
-        for col in cols:
+        for col in PROFESSION_CELLS:
             row.append((str(int(r[col])), cell_key("profession", r["profession"], col)))
         row.insert(
             3,
