@@ -184,6 +184,14 @@ class ModelBackend(abc.ABC):
     #: in the manifest; a run resumes only on the engine that began it).
     generation_engine: str | None = None
 
+    def preferred_batch_size(self) -> int:
+        """Requests per :meth:`generate_batch` call; a local backend may choose it on its device."""
+        return self.batch_size
+
+    def batching_note(self) -> str:
+        """How this backend batches, for the run summary ("" for backends that do not batch)."""
+        return ""
+
     @abc.abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         """Generate one response. Transient faults raise; the wrapper retries them."""

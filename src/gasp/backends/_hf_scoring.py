@@ -22,8 +22,11 @@ log-softmax of the logits at the position before each token, in float32 under
 * ``joint``: one right-padded forward pass over every context + candidate row.
 
 Right padding needs no attention mask: under causal attention a real token never
-sees the padding after it. On the embedded model the ``cache`` way was faster
-(see ``bench/bench_scoring.py``).
+sees the padding after it. ``auto`` (:func:`scoring_strategy`) takes ``cache`` on
+the CPU, where it was faster on the embedded model (``bench/bench_scoring.py``),
+and ``joint`` with wide passes on a GPU (``bench/bench_gpu.py``). Either way the
+log-probabilities of a batch are read with one output-head product and one
+transfer to the host.
 """
 
 from __future__ import annotations
@@ -42,8 +45,21 @@ logger = logging.getLogger("gasp.backends")
 
 SCORING_STRATEGIES = ("cache", "joint")
 
-#: Rows per forward pass in the ``joint`` strategy.
+#: Rows per forward pass in the ``joint`` strategy, on the CPU and on a GPU.
 JOINT_ROWS = 64
+JOINT_ROWS_GPU = 1024
+
+
+def scoring_strategy(strategy: str, device: str) -> str:
+    """``auto`` resolved for ``device``: ``joint`` on a GPU, ``cache`` on the CPU.
+
+    On a GPU one wide pass over many rows costs little more than one narrow pass,
+    so repeating the context per candidate is cheaper than a pass per context
+    (``bench/bench_gpu.py``); on the CPU the arithmetic saved by the cache wins.
+    """
+    if strategy != "auto":
+        return strategy
+    return "joint" if device.startswith("cuda") else "cache"
 
 
 @dataclass(frozen=True)
@@ -114,13 +130,49 @@ def _padded(rows: Sequence[Sequence[int]], pad_id: int, device: str) -> torch.Te
     return torch.tensor(data, dtype=torch.long, device=device)
 
 
+@dataclass
+class _Picks:
+    """Positions of a batch's hidden states to read, their target tokens and their sums."""
+
+    rows: list[int]
+    positions: list[int]
+    targets: list[int]
+    owners: list[int]
+
+    @classmethod
+    def empty(cls) -> _Picks:
+        return cls([], [], [], [])
+
+    def add(self, row: int, first_position: int, targets: Sequence[int], owner: int) -> None:
+        """Read ``targets`` from ``row`` from ``first_position`` on; sum them into ``owner``."""
+        self.rows.extend([row] * len(targets))
+        self.positions.extend(range(first_position, first_position + len(targets)))
+        self.targets.extend(targets)
+        self.owners.extend([owner] * len(targets))
+
+    def sums(self, head: Any, hidden: torch.Tensor, n_owners: int) -> list[float]:
+        """Each owner's chain-rule sum: one head product and one transfer for the batch."""
+        if not self.rows:
+            return [0.0] * n_owners
+        device = hidden.device
+        picked = hidden[
+            torch.tensor(self.rows, device=device), torch.tensor(self.positions, device=device)
+        ]
+        values = _log_probs(head, picked, torch.tensor(self.targets, device=device))
+        owners = torch.tensor(self.owners, device=device)
+        totals = torch.zeros(n_owners, dtype=torch.float64, device=device)
+        return [float(v) for v in totals.index_add_(0, owners, values.double()).tolist()]
+
+
 def score_with_cache(model: Any, enc: EncodedRequest, device: str, pad_id: int) -> list[float]:
     """Chain-rule log-probabilities of one context's candidates, reusing its KV cache."""
     decoder, head = _parts(model)
     context = torch.tensor([enc.context_ids], dtype=torch.long, device=device)
     out = decoder(input_ids=context, use_cache=True)
     first = torch.log_softmax(head(out.last_hidden_state[0, -1]).float(), dim=-1)
-    totals = [float(first[ids[0]]) if ids else 0.0 for ids in enc.candidate_ids]
+    firsts = [ids[0] if ids else 0 for ids in enc.candidate_ids]
+    picked = first[torch.tensor(firsts, dtype=torch.long, device=device)].tolist()
+    totals = [float(v) if ids else 0.0 for v, ids in zip(picked, enc.candidate_ids, strict=True)]
     longer = [i for i, ids in enumerate(enc.candidate_ids) if len(ids) > 1]
     if not longer:
         return totals
@@ -132,15 +184,20 @@ def score_with_cache(model: Any, enc: EncodedRequest, device: str, pad_id: int) 
     hidden = decoder(
         input_ids=inputs, position_ids=positions, past_key_values=cache, use_cache=True
     ).last_hidden_state
+    picks = _Picks.empty()
     for row, i in enumerate(longer):
-        ids = enc.candidate_ids[i]
-        targets = torch.tensor(ids[1:], dtype=torch.long, device=device)
-        totals[i] += float(_log_probs(head, hidden[row, : len(ids) - 1], targets).sum())
+        picks.add(row, 0, enc.candidate_ids[i][1:], row)
+    for i, rest in zip(longer, picks.sums(head, hidden, len(longer)), strict=True):
+        totals[i] += rest
     return totals
 
 
 def score_joint(
-    model: Any, encs: Sequence[EncodedRequest], device: str, pad_id: int
+    model: Any,
+    encs: Sequence[EncodedRequest],
+    device: str,
+    pad_id: int,
+    rows_per_pass: int = JOINT_ROWS,
 ) -> list[list[float]]:
     """Chain-rule log-probabilities from right-padded context + candidate rows."""
     decoder, head = _parts(model)
@@ -148,16 +205,15 @@ def score_joint(
     totals = [[0.0] * len(enc.candidate_ids) for enc in encs]
     for r, enc in enumerate(encs):
         rows.extend((r, c) for c, ids in enumerate(enc.candidate_ids) if ids)
-    for start in range(0, len(rows), JOINT_ROWS):
-        chunk = rows[start : start + JOINT_ROWS]
+    for start in range(0, len(rows), rows_per_pass):
+        chunk = rows[start : start + rows_per_pass]
         inputs = [encs[r].context_ids + encs[r].candidate_ids[c][:-1] for r, c in chunk]
         hidden = decoder(input_ids=_padded(inputs, pad_id, device)).last_hidden_state
+        picks = _Picks.empty()
         for row, (r, c) in enumerate(chunk):
-            ids = encs[r].candidate_ids[c]
-            n = len(encs[r].context_ids)
-            targets = torch.tensor(ids, dtype=torch.long, device=device)
-            picked = hidden[row, n - 1 : n - 1 + len(ids)]
-            totals[r][c] = float(_log_probs(head, picked, targets).sum())
+            picks.add(row, len(encs[r].context_ids) - 1, encs[r].candidate_ids[c], row)
+        for (r, c), value in zip(chunk, picks.sums(head, hidden, len(chunk)), strict=True):
+            totals[r][c] = value
     return totals
 
 
@@ -175,7 +231,8 @@ def score_requests(
     encs = [encode_request(tokenizer, r) for r in requests]
     with torch.inference_mode():
         if strategy == "joint":
-            values = score_joint(model, encs, device, pad_id)
+            rows = JOINT_ROWS_GPU if device.startswith("cuda") else JOINT_ROWS
+            values = score_joint(model, encs, device, pad_id, rows)
         else:
             values = [score_with_cache(model, enc, device, pad_id) for enc in encs]
     return [

@@ -63,6 +63,17 @@ class Options:
             raise self._bad(name, f"at least {minimum}", value)
         return number
 
+    def get_int_or_auto(self, name: str, *, minimum: int | None = None) -> int | None:
+        """An integer of at least ``minimum``, or ``None`` when absent or ``auto``."""
+        value = self._get(name)
+        if value is None or (isinstance(value, str) and value.strip().lower() == "auto"):
+            return None
+        try:
+            return self.get_int(name, 0, minimum=minimum)
+        except ConfigError:
+            wanted = "an integer" if minimum is None else f"an integer of at least {minimum}"
+            raise self._bad(name, f"{wanted} or 'auto'", value) from None
+
     def get_bool(self, name: str, default: bool) -> bool:
         """A boolean (``true``/``false``, ``1``/``0`` and ``yes``/``no`` strings accepted)."""
         value = self._get(name)

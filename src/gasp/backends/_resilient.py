@@ -73,7 +73,8 @@ class ResilientModel:
             or batches for batching backends).
         retry: the retry and timeout policy.
         batch_size: requests per call for backends with ``supports_batching``
-            (default: the backend's own ``batch_size``).
+            (default: the backend's :meth:`~ModelBackend.preferred_batch_size`,
+            which may load the model to choose it).
         seed: seeds the jitter of the backoff delays.
         sleep: the coroutine used to wait (tests pass a recorder).
     """
@@ -90,6 +91,8 @@ class ResilientModel:
     ) -> None:
         if max_concurrency < 1:
             raise ConfigError(f"max_concurrency must be at least 1, got {max_concurrency}")
+        if batch_size is None and backend.supports_batching:
+            batch_size = backend.preferred_batch_size()
         size = backend.batch_size if batch_size is None else batch_size
         if size < 1:
             raise ConfigError(f"batch_size must be at least 1, got {size}")

@@ -271,6 +271,8 @@ def summary_table(summary: RunSummary) -> Table:
     )
     for endpoint in summary.endpoints:
         table.add_row(f"endpoint {endpoint.url}", str(endpoint.sent), endpoint_details(endpoint))
+    if summary.batching:
+        table.add_row("batch size", str(summary.batch_size), summary.batching)
     if summary.batch:
         table.add_row(
             "batches",

@@ -135,6 +135,9 @@ async def agenerate(
         # timeout would count their waiting time.
         concurrency = 1 if backend.supports_batching else opts.max_concurrency
         wrapper = ResilientModel(backend, max_concurrency=concurrency, retry=opts.retry)
+        if backend.supports_batching:
+            summary.batch_size = wrapper.batch_size
+            summary.batching = backend.batching_note()
         store = RunStore.open(path, create=True)
     except BaseException:
         if client is not None:

@@ -154,6 +154,9 @@ class RunSummary:
     endpoints: list[EndpointStats] = field(default_factory=list)
     #: Sent through the provider's batch API; batches submitted and resumed this session.
     batch: bool = False
+    #: Requests per call of a batching (local) backend, and how that size was chosen.
+    batch_size: int = 0
+    batching: str = ""
     batches_submitted: int = 0
     batches_resumed: int = 0
 

@@ -1,0 +1,143 @@
+"""The batch size of the hf backend: fixed, or chosen by timing on a GPU (``batch_size=auto``).
+
+On a GPU a small model's decoding step costs about the same for 1 or 100
+sequences (it is bound by kernel launches and weight reads, not arithmetic), so
+tokens per second grow with the batch until the device is busy. ``auto``
+measures that curve once per loaded model: greedy generation of
+:data:`PROBE_NEW_TOKENS` tokens after :data:`PROBE_PROMPT_TOKENS` prompt tokens,
+at batch sizes doubling from :data:`FIRST_BATCH`, stopping when doubling gains
+less than :data:`MIN_GAIN` or the next size would not fit in the memory share
+:data:`MEMORY_SHARE` of the free device memory (key/value cache of a
+:data:`PLANNED_TOKENS`-token sequence per request, with a margin). The chosen
+size is the last one whose doubling still paid. On the CPU ``auto`` is
+:data:`CPU_BATCH`: threads are busy from small batches on.
+
+A bigger batch is not free: it runs until its longest answer ends, and a killed
+run redoes at most the batches under way. The cap :data:`MAX_BATCH` bounds both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+#: ``batch_size=auto`` on the CPU.
+CPU_BATCH = 16
+#: The probe's prompt length, new tokens per sequence, and first batch size.
+PROBE_PROMPT_TOKENS = 64
+PROBE_NEW_TOKENS = 32
+FIRST_BATCH = 8
+#: Doubling the batch must raise tokens/s by at least this factor to be kept.
+MIN_GAIN = 1.10
+#: The largest batch ``auto`` chooses, and the sequence length its memory bound plans for.
+MAX_BATCH = 1024
+PLANNED_TOKENS = 1024
+#: Share of the free device memory the key/value caches of a batch may take.
+MEMORY_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class BatchChoice:
+    """A batch size and how it was chosen: the probe's tokens/s by batch size, if timed."""
+
+    size: int
+    device: str
+    rates: tuple[tuple[int, float], ...] = ()
+    memory_cap: int | None = None
+    seconds: float = 0.0
+
+    def describe(self) -> str:
+        """One line for the run summary, e.g. ``256 per batch (auto on cuda: 8: 410 tok/s ...)``."""
+        if not self.rates:
+            return f"{self.size} requests per batch on {self.device}"
+        curve = ", ".join(f"{b}: {rate:,.0f}" for b, rate in self.rates)
+        return (
+            f"{self.size} requests per batch, chosen on {self.device} in {self.seconds:.1f} s"
+            f" (tokens/s by batch size: {curve})"
+        )
+
+
+def kv_bytes_per_token(config: Any, element_bytes: int) -> int:
+    """Bytes of key/value cache one token takes in every layer of a decoder ``config``."""
+    layers = int(config.num_hidden_layers)
+    heads = int(config.num_attention_heads)
+    kv_heads = int(getattr(config, "num_key_value_heads", None) or heads)
+    head_dim = int(getattr(config, "head_dim", None) or config.hidden_size // heads)
+    return 2 * layers * kv_heads * head_dim * element_bytes
+
+
+def memory_cap(model: Any, device: str) -> int:
+    """The most sequences of :data:`PLANNED_TOKENS` tokens whose caches fit the memory share.
+
+    Each sequence is charged twice its cache (a growing cache is copied as it
+    grows) and its logits row.
+    """
+    free, _total = torch.cuda.mem_get_info(torch.device(device))
+    element_bytes = next(model.parameters()).element_size()
+    per_sequence = 2 * kv_bytes_per_token(model.config, element_bytes) * PLANNED_TOKENS
+    per_sequence += 4 * int(model.config.vocab_size)
+    return max(1, int(free * MEMORY_SHARE) // per_sequence)
+
+
+def _probe_rate(model: Any, batch: int, pad_id: int, device: str) -> float:
+    """Tokens/s of greedy generation of a ``batch`` of fixed-length random prompts."""
+    generator = torch.Generator().manual_seed(batch)
+    vocab = int(model.config.vocab_size)
+    ids = torch.randint(0, vocab, (batch, PROBE_PROMPT_TOKENS), generator=generator).to(device)
+    started = time.perf_counter()
+    with torch.inference_mode():
+        model.generate(
+            input_ids=ids,
+            attention_mask=torch.ones_like(ids),
+            max_new_tokens=PROBE_NEW_TOKENS,
+            min_new_tokens=PROBE_NEW_TOKENS,
+            do_sample=False,
+            temperature=None,
+            top_p=None,
+            top_k=None,
+            pad_token_id=pad_id,
+        )
+    torch.cuda.synchronize(torch.device(device))
+    return batch * PROBE_NEW_TOKENS / (time.perf_counter() - started)
+
+
+def pick_batch_size(rate_of: Callable[[int], float], first: int, cap: int) -> BatchChoice:
+    """Double the batch from ``first`` while it raises ``rate_of(batch)`` by :data:`MIN_GAIN`.
+
+    The chosen size is the last one whose doubling paid, never above ``cap``.
+    ``device`` and ``seconds`` of the result are left for the caller to fill.
+    """
+    batch = max(1, min(first, cap))
+    rates: list[tuple[int, float]] = []
+    chosen = batch
+    while True:
+        rate = rate_of(batch)
+        rates.append((batch, rate))
+        if len(rates) > 1 and rate < MIN_GAIN * rates[-2][1]:
+            break
+        chosen = batch
+        if batch * 2 > cap:
+            break
+        batch *= 2
+    return BatchChoice(chosen, "", tuple(rates), cap)
+
+
+def choose_batch_size(model: Any, device: str, pad_id: int) -> BatchChoice:
+    """The batch size for ``model`` on ``device`` (see the module docstring).
+
+    Leaves torch's global random state untouched (the probe draws from its own
+    generator and decodes greedily).
+    """
+    if not device.startswith("cuda"):
+        return BatchChoice(CPU_BATCH, device)
+    started = time.perf_counter()
+    cap = min(MAX_BATCH, memory_cap(model, device))
+    _probe_rate(model, min(FIRST_BATCH, cap), pad_id, device)  # warm-up: kernels, allocator
+    choice = pick_batch_size(lambda b: _probe_rate(model, b, pad_id, device), FIRST_BATCH, cap)
+    torch.cuda.empty_cache()
+    return dataclasses.replace(choice, device=device, seconds=time.perf_counter() - started)

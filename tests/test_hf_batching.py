@@ -1,0 +1,133 @@
+"""Batch sizes and batched scoring of the hf backend, without a model or a GPU."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+
+import pytest
+
+from gasp.errors import ConfigError
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from gasp.backends import ResilientModel, resolve_backend  # noqa: E402
+from gasp.backends._hf_batching import (  # noqa: E402
+    CPU_BATCH,
+    MIN_GAIN,
+    choose_batch_size,
+    kv_bytes_per_token,
+    pick_batch_size,
+)
+from gasp.backends._hf_scoring import _Picks, scoring_strategy  # noqa: E402
+
+
+def saturating(at: int) -> tuple[dict[int, int], object]:
+    """A rate curve growing linearly up to ``at`` sequences, flat after; records its calls."""
+    calls: dict[int, int] = {}
+
+    def rate(batch: int) -> float:
+        calls[batch] = calls.get(batch, 0) + 1
+        return 100.0 * min(batch, at)
+
+    return calls, rate
+
+
+def test_the_batch_where_doubling_stops_paying_is_chosen() -> None:
+    calls, rate = saturating(128)
+    choice = pick_batch_size(rate, 8, 1024)  # type: ignore[arg-type]
+    assert choice.size == 128
+    assert [b for b, _ in choice.rates] == [8, 16, 32, 64, 128, 256]
+    assert all(n == 1 for n in calls.values())  # each size timed once
+
+
+def test_a_curve_that_never_saturates_stops_at_the_memory_cap() -> None:
+    _, rate = saturating(10**6)
+    assert pick_batch_size(rate, 8, 300).size == 256  # 512 would not fit
+    assert pick_batch_size(rate, 8, 5).size == 5  # a cap below the first size
+
+
+def test_a_gain_just_under_the_threshold_is_not_taken() -> None:
+    rates = {8: 1000.0, 16: 1000.0 * MIN_GAIN * 0.99, 32: 5000.0}
+    choice = pick_batch_size(rates.__getitem__, 8, 1024)
+    assert choice.size == 8  # 32 is never timed: the search stops at the first flat step
+    assert [b for b, _ in choice.rates] == [8, 16]
+
+
+def test_the_cpu_takes_a_fixed_batch_without_timing() -> None:
+    choice = choose_batch_size(None, "cpu", 0)
+    assert (choice.size, choice.rates) == (CPU_BATCH, ())
+    assert choice.describe() == f"{CPU_BATCH} requests per batch on cpu"
+
+
+def test_the_summary_line_lists_the_timed_curve() -> None:
+    _, rate = saturating(16)
+    choice = pick_batch_size(rate, 8, 64)  # type: ignore[arg-type]
+    line = type(choice)(choice.size, "cuda", choice.rates, 64, 2.04).describe()
+    assert line == (
+        "16 requests per batch, chosen on cuda in 2.0 s"
+        " (tokens/s by batch size: 8: 800, 16: 1,600, 32: 1,600)"
+    )
+
+
+def test_key_value_bytes_follow_grouped_query_attention() -> None:
+    # SmolLM2-135M: 30 layers, 9 query heads sharing 3 key/value heads of width 64
+    config = SimpleNamespace(
+        num_hidden_layers=30, num_attention_heads=9, num_key_value_heads=3, hidden_size=576
+    )
+    assert kv_bytes_per_token(config, 4) == 2 * 30 * 3 * 64 * 4
+    plain = SimpleNamespace(num_hidden_layers=2, num_attention_heads=4, hidden_size=32)
+    assert kv_bytes_per_token(plain, 2) == 2 * 2 * 4 * 8 * 2
+
+
+def test_batch_size_option_takes_a_number_or_auto() -> None:
+    fixed = resolve_backend("hf/org/model", options={"device": "cpu", "batch_size": "8"})
+    assert fixed.preferred_batch_size() == 8
+    assert "batch_size option" in fixed.batching_note()
+    auto = resolve_backend("hf/org/model", options={"device": "cpu", "batch_size": "auto"})
+    assert auto.preferred_batch_size() == CPU_BATCH
+    assert ResilientModel(auto).batch_size == CPU_BATCH
+    default = resolve_backend("hf/org/model", options={"device": "cpu"})
+    assert default.preferred_batch_size() == CPU_BATCH
+    for bad in ("0", "many", 2.5):
+        with pytest.raises(ConfigError, match=r"batch_size.*'auto'"):
+            resolve_backend("hf/org/model", options={"device": "cpu", "batch_size": bad})
+
+
+def test_auto_scoring_is_the_cache_on_the_cpu_and_joint_on_a_gpu() -> None:
+    assert scoring_strategy("auto", "cpu") == "cache"
+    assert scoring_strategy("auto", "cuda:1") == "joint"
+    assert scoring_strategy("cache", "cuda") == "cache"
+    assert resolve_backend("hf/org/model", options={"device": "cpu"}).scoring == "cache"
+    with pytest.raises(ConfigError, match="auto, cache, joint"):
+        resolve_backend("hf/org/model", options={"device": "cpu", "scoring": "fast"})
+
+
+def test_batched_log_probabilities_equal_the_per_token_reference() -> None:
+    generator = torch.Generator().manual_seed(3)
+    hidden = torch.randn(3, 7, 5, generator=generator)
+    head = torch.nn.Linear(5, 11, bias=False)
+    torch.nn.init.normal_(head.weight, generator=generator)
+    wanted = [(0, 2, (4, 9), 0), (1, 0, (3,), 1), (2, 3, (1, 1, 10), 2), (0, 5, (7,), 3)]
+    picks = _Picks.empty()
+    for row, first, targets, owner in wanted:
+        picks.add(row, first, targets, owner)
+    with torch.inference_mode():
+        got = picks.sums(head, hidden, 5)
+        for row, first, targets, owner in wanted:
+            reference = 0.0
+            for j, token in enumerate(targets):
+                logits = head(hidden[row, first + j])
+                reference += float(torch.log_softmax(logits, dim=-1)[token])
+            assert got[owner] == pytest.approx(reference, abs=1e-5)
+    assert got[4] == 0.0  # an owner with no tokens sums to nothing
+    assert _Picks.empty().sums(head, hidden, 2) == [0.0, 0.0]
+
+
+def test_on_the_cpu_auto_needs_no_model() -> None:
+    """The wrapper is built without loading the model (it is not even there)."""
+    backend = resolve_backend("hf/org/model-that-is-not-here", options={"device": "cpu"})
+    model = ResilientModel(backend)
+    assert model.batch_size == CPU_BATCH
+    asyncio.run(model.aclose())
