@@ -23,6 +23,7 @@ from gasp.backends import (
     TransientBackendError,
     price_per_mtok,
     redact_url,
+    resolve_backend,
 )
 from gasp.errors import BackendError, ConfigError
 from gasp.runner import (
@@ -335,6 +336,17 @@ def test_progress_bars_and_summary_render_on_a_terminal(tmp_path: Path) -> None:
     Console(file=table, width=160).print(summary_table(summary))
     text = table.getvalue()
     assert "generated" in text and "20" in text and "resumed" in text
+
+
+def test_the_summary_shows_a_batching_backends_batch_size(tmp_path: Path) -> None:
+    backend = resolve_backend("mock/echo", options={"batching": True, "batch_size": 3})
+    summary = generate(_study(), backend, tmp_path / "r.sqlite", _opts())
+    assert (summary.batch_size, summary.batching) == (3, "3 requests per batch")
+    table = io.StringIO()
+    Console(file=table, width=160).print(summary_table(summary))
+    assert "batch size" in table.getvalue()
+    unbatched = generate(_study(), ScriptedBackend(three_women_one_man), tmp_path / "u.sqlite")
+    assert (unbatched.batch_size, unbatched.batching) == (0, "")
 
 
 def test_max_cost_stops_before_the_budget_and_counts_earlier_sessions(

@@ -190,7 +190,7 @@ class ModelBackend(abc.ABC):
 
     def batching_note(self) -> str:
         """How this backend batches, for the run summary ("" for backends that do not batch)."""
-        return ""
+        return f"{self.batch_size} requests per batch" if self.supports_batching else ""
 
     @abc.abstractmethod
     async def generate(self, request: GenerationRequest) -> GenerationResponse:

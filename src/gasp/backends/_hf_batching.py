@@ -30,13 +30,13 @@ import torch
 CPU_BATCH = 16
 #: The probe's prompt length, new tokens per sequence, and first batch size.
 PROBE_PROMPT_TOKENS = 64
-PROBE_NEW_TOKENS = 32
+PROBE_NEW_TOKENS = 16
 FIRST_BATCH = 8
 #: Doubling the batch must raise tokens/s by at least this factor to be kept.
 MIN_GAIN = 1.10
 #: The largest batch ``auto`` chooses, and the sequence length its memory bound plans for.
 MAX_BATCH = 1024
-PLANNED_TOKENS = 1024
+PLANNED_TOKENS = 512
 #: Share of the free device memory the key/value caches of a batch may take.
 MEMORY_SHARE = 0.5
 
@@ -74,12 +74,13 @@ def kv_bytes_per_token(config: Any, element_bytes: int) -> int:
 def memory_cap(model: Any, device: str) -> int:
     """The most sequences of :data:`PLANNED_TOKENS` tokens whose caches fit the memory share.
 
-    Each sequence is charged twice its cache (a growing cache is copied as it
-    grows) and its logits row.
+    Each sequence is charged one and a half times its cache, and its logits row:
+    on SmolLM2-135M (float32, H100) a generating batch's peak memory was 67 kB per
+    token of sequence against 46 kB of cache.
     """
     free, _total = torch.cuda.mem_get_info(torch.device(device))
     element_bytes = next(model.parameters()).element_size()
-    per_sequence = 2 * kv_bytes_per_token(model.config, element_bytes) * PLANNED_TOKENS
+    per_sequence = 3 * kv_bytes_per_token(model.config, element_bytes) * PLANNED_TOKENS // 2
     per_sequence += 4 * int(model.config.vocab_size)
     return max(1, int(free * MEMORY_SHARE) // per_sequence)
 
