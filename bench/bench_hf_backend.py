@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
+from bench_gpu import bare_generate  # the bare loop, on the backend's device
 from gasp.backends import (
     ChatMessage,
     DecodingConfig,
@@ -64,35 +65,8 @@ def make_requests(n: int, max_tokens: int) -> list[GenerationRequest]:
 
 def bare_loop(backend: HFBackend, requests: list[GenerationRequest], batch_size: int) -> list[str]:
     """The same batches through ``model.generate`` directly; returns the decoded texts."""
-    loaded = backend.load()
-    tok, model = loaded.tokenizer, loaded.model
-    texts = []
-    for start in range(0, len(requests), batch_size):
-        batch = requests[start : start + batch_size]
-        prompts = [
-            tok.apply_chat_template(
-                [{"role": m.role, "content": m.content} for m in r.messages],
-                tokenize=False,
-                add_generation_prompt=True,
-            )
-            for r in batch
-        ]
-        encoded = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
-        with torch.inference_mode():
-            output = model.generate(
-                **encoded,
-                max_new_tokens=batch[0].decoding.max_tokens,
-                do_sample=False,
-                temperature=None,
-                top_p=None,
-                top_k=None,
-                pad_token_id=loaded.pad_id,
-                eos_token_id=sorted(loaded.eos_ids),
-            )
-        for row in output[:, encoded["input_ids"].shape[1] :].tolist():
-            end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), len(row))
-            texts.append(tok.decode(row[:end], skip_special_tokens=True).strip())
-    return texts
+    texts, _tokens = bare_generate(backend, requests, batch_size)
+    return list(texts)
 
 
 async def wrapped(
