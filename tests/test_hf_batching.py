@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -131,3 +132,88 @@ def test_on_the_cpu_auto_needs_no_model() -> None:
     model = ResilientModel(backend)
     assert model.batch_size == CPU_BATCH
     asyncio.run(model.aclose())
+
+
+class _Loaded:
+    """Stands in for a loaded model: only its lock is used by the patched calls."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+
+
+def _oom_backend(  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+    fits: int,
+    too_big: frozenset[str] = frozenset(),
+    batch: int = 64,
+):
+    """An hf backend whose device holds ``fits`` requests per call (and none of ``too_big``)."""
+    from gasp.backends import GenerationResponse, StopReason
+    from gasp.backends._hf import HFBackend
+
+    backend = resolve_backend("hf/org/model", options={"device": "cpu", "batch_size": batch})
+    assert isinstance(backend, HFBackend)
+    sizes: list[int] = []
+
+    def generate_group(loaded: object, requests: list) -> list:  # type: ignore[type-arg]
+        sizes.append(len(requests))
+        if len(requests) > fits or any(r.key in too_big for r in requests):
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return [
+            GenerationResponse(f"answer {r.key}", StopReason.STOP, backend.model_id)
+            for r in requests
+        ]
+
+    monkeypatch.setattr(backend, "load", _Loaded)
+    monkeypatch.setattr(backend, "_generate_group", generate_group)
+    return backend, sizes
+
+
+def _requests(n: int) -> list:  # type: ignore[type-arg]
+    from gasp.backends import ChatMessage, GenerationRequest
+
+    return [GenerationRequest(key=f"k{i}", messages=(ChatMessage("user", "Hi"),)) for i in range(n)]
+
+
+def test_a_batch_that_runs_out_of_memory_is_split_and_later_batches_cut(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    backend, sizes = _oom_backend(monkeypatch, fits=5)
+    answers = backend._generate_sync(_requests(20))
+    assert [a.text for a in answers] == [f"answer k{i}" for i in range(20)]  # order kept
+    assert sizes == [20, 10, 5, 5, 5, 5]  # halved until it fits
+    assert backend.memory.limit == 5
+    sizes.clear()
+    backend._generate_sync(_requests(12))
+    assert sizes == [5, 5, 2]  # no second failure at a size known too big
+
+
+def test_a_request_too_big_alone_fails_and_its_batch_is_kept(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    backend, _ = _oom_backend(monkeypatch, fits=8, too_big=frozenset({"k2"}))
+    answers = backend._generate_sync(_requests(4))
+    assert [a.error is None for a in answers] == [True, True, False, True]
+    assert answers[2].fault_kinds == ("out_of_memory",)
+    assert answers[2].error is not None and "alone" in answers[2].error
+
+
+def test_a_run_on_a_device_too_small_stores_every_sample_once(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from gasp.runner import Item, RunOptions, StudyPlan, generate
+    from gasp.store import RunStore
+
+    backend, sizes = _oom_backend(monkeypatch, fits=3, batch=8)
+    plan = StudyPlan(
+        kind="test", name="t", items=tuple(Item((f"s{i}",), "Hi", n=4) for i in range(5)), spec={}
+    )
+    summary = generate(plan, backend, tmp_path / "r.sqlite", RunOptions(progress=False))
+    assert summary.complete and summary.failed == 0 and summary.generated == 20
+    with RunStore.open(tmp_path / "r.sqlite") as store:
+        samples = store.samples()
+    assert len(samples) == 20 and not samples.duplicated(["item_id", "sample_index"]).any()
+    assert sizes[:3] == [8, 4, 2]  # the first batch halved until it fitted
+    assert max(sizes[3:]) == 2  # every later batch cut to the size that fitted

@@ -35,7 +35,7 @@ from gasp.backends._base import (
     StopReason,
     ThreadedBatchBackend,
 )
-from gasp.backends._hf_batching import BatchChoice, choose_batch_size
+from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
 from gasp.backends._options import Options
 from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError, ConfigError
@@ -249,6 +249,7 @@ class HFBackend(ThreadedBatchBackend):
         self.dtype = dtype
         #: The fixed batch size, or None for ``auto`` (see :meth:`preferred_batch_size`).
         self.fixed_batch_size = batch_size
+        self.memory = MemorySplitter(model_id)
         if batch_size is not None:
             self.batch_size = batch_size
 
@@ -315,23 +316,32 @@ class HFBackend(ThreadedBatchBackend):
         with loaded.lock:
             for indices in groups.values():
                 group = [requests[i] for i in indices]
-                for i, response in zip(indices, self._generate_group(loaded, group), strict=True):
+                answers = self.memory.run(
+                    group,
+                    lambda part: self._generate_group(loaded, part),
+                    self.memory.failed_generation,
+                )
+                for i, response in zip(indices, answers, strict=True):
                     out[i] = response
         return [r for r in out if r is not None]
 
     def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
         """Score the batch exactly (chain rule over every candidate token)."""
         loaded = self.load()
-        with loaded.lock:
+
+        def score(part: list[ScoreRequest]) -> list[ScoreResponse]:
             return score_requests(
                 loaded.model,
                 loaded.tokenizer,
-                requests,
+                part,
                 model_id=self.model_id,
                 device=self.device,
                 pad_id=loaded.pad_id,
                 strategy=self.scoring,
             )
+
+        with loaded.lock:
+            return self.memory.run(requests, score, self.memory.failed_score)
 
     def _generate_group(
         self, loaded: _Loaded, requests: list[GenerationRequest]

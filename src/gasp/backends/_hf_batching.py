@@ -1,4 +1,5 @@
-"""The batch size of the hf backend: fixed, or chosen by timing on a GPU (``batch_size=auto``).
+"""The batch size of the hf backend: fixed, or chosen by timing on a GPU (``batch_size=auto``);
+and batches split in two where they run out of GPU memory (:class:`MemorySplitter`).
 
 On a GPU a small model's decoding step costs about the same for 1 or 100
 sequences (it is bound by kernel launches and weight reads, not arithmetic), so
@@ -19,12 +20,29 @@ run redoes at most the batches under way. The cap :data:`MAX_BATCH` bounds both.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
+
+from gasp.backends._base import (
+    GenerationRequest,
+    GenerationResponse,
+    ScoreRequest,
+    ScoreResponse,
+    StopReason,
+)
+
+logger = logging.getLogger("gasp.backends")
+
+#: The fault kind of a request that does not fit in device memory alone.
+OUT_OF_MEMORY = "out_of_memory"
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 #: ``batch_size=auto`` on the CPU.
 CPU_BATCH = 16
@@ -142,3 +160,68 @@ def choose_batch_size(model: Any, device: str, pad_id: int) -> BatchChoice:
     choice = pick_batch_size(lambda b: _probe_rate(model, b, pad_id, device), FIRST_BATCH, cap)
     torch.cuda.empty_cache()
     return dataclasses.replace(choice, device=device, seconds=time.perf_counter() - started)
+
+
+class MemorySplitter:
+    """Runs batches on a GPU, halving a batch that runs out of device memory.
+
+    The batch size ``auto`` plans for sequences of :data:`PLANNED_TOKENS` tokens; a
+    study with longer prompts or answers (or a fixed ``batch_size`` set too high) can
+    still run out of memory. Then the batch is split in two and each half run
+    (recursively), and every later batch is cut to the size that last fitted, so the
+    run goes on without a second failure at the same size. A single request that
+    does not fit alone becomes a failed answer (kind ``out_of_memory``, retried on
+    resume) while the rest of its batch is kept.
+    """
+
+    def __init__(self, model_id: str) -> None:
+        self.model_id = model_id
+        #: The largest batch run since the last split (None: no split yet).
+        self.limit: int | None = None
+
+    def run(
+        self,
+        batch: Sequence[T],
+        call: Callable[[list[T]], list[R]],
+        failed: Callable[[T, str], R],
+    ) -> list[R]:
+        """``call(batch)``'s answers, one per request, splitting on out-of-memory errors."""
+        limit = self.limit
+        if limit is not None and len(batch) > limit:
+            out: list[R] = []
+            for start in range(0, len(batch), limit):
+                out.extend(self.run(batch[start : start + limit], call, failed))
+            return out
+        try:
+            return call(list(batch))
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()
+            if len(batch) == 1:
+                return [failed(batch[0], "out of GPU memory for this request alone")]
+            self.limit = len(batch) // 2
+            logger.warning(
+                "%s: out of GPU memory at %d requests per batch; going on with %d",
+                self.model_id,
+                len(batch),
+                self.limit,
+            )
+            return self.run(batch, call, failed)
+
+    def failed_generation(self, request: GenerationRequest, why: str) -> GenerationResponse:
+        """The failed answer of a generation request that does not fit alone."""
+        return GenerationResponse(
+            text="",
+            stop_reason=StopReason.ERROR,
+            model_id=self.model_id,
+            error=f"{OUT_OF_MEMORY}: {why}",
+            fault_kinds=(OUT_OF_MEMORY,),
+        )
+
+    def failed_score(self, request: ScoreRequest, why: str) -> ScoreResponse:
+        """The failed answer of a score request that does not fit alone."""
+        return ScoreResponse(
+            scores=(),
+            model_id=self.model_id,
+            error=f"{OUT_OF_MEMORY}: {why}",
+            fault_kinds=(OUT_OF_MEMORY,),
+        )

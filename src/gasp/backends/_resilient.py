@@ -258,7 +258,7 @@ class ResilientModel:
                 dataclasses.replace(
                     r,
                     attempts=attempt,
-                    fault_kinds=tuple(faults),
+                    fault_kinds=(*faults, *r.fault_kinds),
                     latency_s=r.latency_s if r.latency_s is not None else elapsed,
                 )
                 for r in responses
