@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -159,6 +160,8 @@ def _oom_backend(  # type: ignore[no-untyped-def]
 
     def generate_group(loaded: object, requests: list) -> list:  # type: ignore[type-arg]
         sizes.append(len(requests))
+        # a retry runs outside the handler: the error's traceback would pin the GPU memory
+        assert sys.exc_info() == (None, None, None)
         if len(requests) > fits or any(r.key in too_big for r in requests):
             raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
         return [

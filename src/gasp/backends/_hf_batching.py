@@ -195,17 +195,18 @@ class MemorySplitter:
         try:
             return call(list(batch))
         except torch.cuda.OutOfMemoryError:
-            torch.cuda.empty_cache()
-            if len(batch) == 1:
-                return [failed(batch[0], "out of GPU memory for this request alone")]
-            self.limit = len(batch) // 2
-            logger.warning(
-                "%s: out of GPU memory at %d requests per batch; going on with %d",
-                self.model_id,
-                len(batch),
-                self.limit,
-            )
-            return self.run(batch, call, failed)
+            pass  # retried below, once the error's traceback no longer holds the batch's tensors
+        torch.cuda.empty_cache()
+        if len(batch) == 1:
+            return [failed(batch[0], "out of GPU memory for this request alone")]
+        self.limit = len(batch) // 2
+        logger.warning(
+            "%s: out of GPU memory at %d requests per batch; going on with %d",
+            self.model_id,
+            len(batch),
+            self.limit,
+        )
+        return self.run(batch, call, failed)
 
     def failed_generation(self, request: GenerationRequest, why: str) -> GenerationResponse:
         """The failed answer of a generation request that does not fit alone."""
