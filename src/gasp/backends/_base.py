@@ -15,7 +15,7 @@ import abc
 import asyncio
 import enum
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from gasp.errors import BackendError, ConfigError
@@ -239,6 +239,27 @@ def require_capability(backend: object, capability: Capability, reason_context: 
     why = f" for {reason_context}" if reason_context else ""
     tail = f"; backends that can: {SCORING_PROVIDERS}" if capability is Capability.SCORE else ""
     raise BackendError(f"{model_id} cannot {verb}{why} (capability '{capability}'){tail}")
+
+
+def generate_by_decoding(
+    requests: Sequence[GenerationRequest],
+    generate_group: Callable[[list[GenerationRequest]], list[GenerationResponse]],
+) -> list[GenerationResponse]:
+    """One response per request, in order: ``generate_group`` once per decoding setting.
+
+    A local engine decodes a whole call with one temperature, top-p and token limit,
+    so a batch mixing settings is split by them.
+    """
+    groups: dict[tuple[float, float, int], list[int]] = {}
+    for i, r in enumerate(requests):
+        d = r.decoding
+        groups.setdefault((d.temperature, d.top_p, d.max_tokens), []).append(i)
+    out: list[GenerationResponse | None] = [None] * len(requests)
+    for indices in groups.values():
+        answers = generate_group([requests[i] for i in indices])
+        for i, response in zip(indices, answers, strict=True):
+            out[i] = response
+    return [r for r in out if r is not None]
 
 
 class ThreadedBatchBackend(ModelBackend):

@@ -37,7 +37,12 @@ from pathlib import Path
 from typing import Any
 
 from gasp._quiet import quiet_model_loading
-from gasp.backends._base import GenerationRequest, GenerationResponse, StopReason
+from gasp.backends._base import (
+    GenerationRequest,
+    GenerationResponse,
+    StopReason,
+    generate_by_decoding,
+)
 from gasp.backends._hf import ModelSource, plain_weights_folder
 from gasp.backends._weight_cache import WeightCache, cache_dir, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError
@@ -202,19 +207,10 @@ class Ct2Generator:
     def generate(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """One response per request, in order: one call per decoding setting."""
         converted = self.load()
-        groups: dict[tuple[float, float, int], list[int]] = {}
-        for i, r in enumerate(requests):
-            d = r.decoding
-            groups.setdefault((d.temperature, d.top_p, d.max_tokens), []).append(i)
-        out: list[GenerationResponse | None] = [None] * len(requests)
         with converted.lock:
-            for indices in groups.values():
-                group = [requests[i] for i in indices]
-                for i, response in zip(
-                    indices, self._generate_group(converted, group), strict=True
-                ):
-                    out[i] = response
-        return [r for r in out if r is not None]
+            return generate_by_decoding(
+                requests, lambda group: self._generate_group(converted, group)
+            )
 
     def _prompt_tokens(self, converted: _Converted, request: GenerationRequest) -> list[str]:
         tok = converted.tokenizer

@@ -34,6 +34,7 @@ from gasp.backends._base import (
     ScoreResponse,
     StopReason,
     ThreadedBatchBackend,
+    generate_by_decoding,
 )
 from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
 from gasp.backends._options import Options
@@ -308,22 +309,16 @@ class HFBackend(ThreadedBatchBackend):
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """Generate the batch: one device call per decoding setting."""
         loaded = self.load()
-        groups: dict[tuple[float, float, int], list[int]] = {}
-        for i, r in enumerate(requests):
-            d = r.decoding
-            groups.setdefault((d.temperature, d.top_p, d.max_tokens), []).append(i)
-        out: list[GenerationResponse | None] = [None] * len(requests)
+
+        def generate_group(group: list[GenerationRequest]) -> list[GenerationResponse]:
+            return self.memory.run(
+                group,
+                lambda part: self._generate_group(loaded, part),
+                self.memory.failed_generation,
+            )
+
         with loaded.lock:
-            for indices in groups.values():
-                group = [requests[i] for i in indices]
-                answers = self.memory.run(
-                    group,
-                    lambda part: self._generate_group(loaded, part),
-                    self.memory.failed_generation,
-                )
-                for i, response in zip(indices, answers, strict=True):
-                    out[i] = response
-        return [r for r in out if r is not None]
+            return generate_by_decoding(requests, generate_group)
 
     def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
         """Score the batch exactly (chain rule over every candidate token)."""
