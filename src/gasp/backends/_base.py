@@ -160,6 +160,33 @@ class ScoreResponse:
         return self.error is None
 
 
+#: A request or answer of either kind.
+AnyRequest = GenerationRequest | ScoreRequest
+AnyResponse = GenerationResponse | ScoreResponse
+
+
+def error_response(
+    request: AnyRequest,
+    model_id: str,
+    error: str,
+    fault_kinds: tuple[str, ...],
+    attempts: int = 1,
+) -> AnyResponse:
+    """The failed answer to ``request``: no text (or no scores), ``error`` set."""
+    if isinstance(request, ScoreRequest):
+        return ScoreResponse(
+            scores=(), model_id=model_id, error=error, attempts=attempts, fault_kinds=fault_kinds
+        )
+    return GenerationResponse(
+        text="",
+        stop_reason=StopReason.ERROR,
+        model_id=model_id,
+        error=error,
+        attempts=attempts,
+        fault_kinds=fault_kinds,
+    )
+
+
 #: The providers that can score, as named in capability errors.
 SCORING_PROVIDERS = "embedded, hf, vllm, openai, openai-compatible (approximate), mock/scoring"
 

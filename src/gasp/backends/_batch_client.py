@@ -19,11 +19,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from gasp.backends._base import (
-    GenerationRequest,
-    GenerationResponse,
+    AnyRequest,
+    AnyResponse,
     ScoreRequest,
-    ScoreResponse,
-    StopReason,
+    error_response,
 )
 from gasp.backends._faults import TransientBackendError
 from gasp.backends._urls import redact_url
@@ -42,8 +41,8 @@ TERMINAL_STATUSES = frozenset({"completed", "failed", "expired", "cancelled"})
 
 _RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504})
 
-BatchRequest = GenerationRequest | ScoreRequest
-BatchResponse = GenerationResponse | ScoreResponse
+BatchRequest = AnyRequest
+BatchResponse = AnyResponse
 
 
 class BatchClient:
@@ -114,17 +113,7 @@ class BatchClient:
 
     def failure(self, request: BatchRequest, error: str, kind: str) -> BatchResponse:
         """An error response for ``request`` (a line that failed, or a batch that did)."""
-        if isinstance(request, ScoreRequest):
-            return ScoreResponse(
-                scores=(), model_id=self.model_id, error=error, fault_kinds=(kind,)
-            )
-        return GenerationResponse(
-            text="",
-            stop_reason=StopReason.ERROR,
-            model_id=self.model_id,
-            error=error,
-            fault_kinds=(kind,),
-        )
+        return error_response(request, self.model_id, error, (kind,))
 
     # -- files and batches ------------------------------------------------------------
 

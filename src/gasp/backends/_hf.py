@@ -311,11 +311,7 @@ class HFBackend(ThreadedBatchBackend):
         loaded = self.load()
 
         def generate_group(group: list[GenerationRequest]) -> list[GenerationResponse]:
-            return self.memory.run(
-                group,
-                lambda part: self._generate_group(loaded, part),
-                self.memory.failed_generation,
-            )
+            return self.memory.run(group, lambda part: self._generate_group(loaded, part))
 
         with loaded.lock:
             return generate_by_decoding(requests, generate_group)
@@ -336,7 +332,7 @@ class HFBackend(ThreadedBatchBackend):
             )
 
         with loaded.lock:
-            return self.memory.run(requests, score, self.memory.failed_score)
+            return self.memory.run(requests, score)
 
     def _generate_group(
         self, loaded: _Loaded, requests: list[GenerationRequest]

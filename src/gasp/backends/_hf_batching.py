@@ -24,25 +24,19 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import torch
 
-from gasp.backends._base import (
-    GenerationRequest,
-    GenerationResponse,
-    ScoreRequest,
-    ScoreResponse,
-    StopReason,
-)
+from gasp.backends._base import AnyRequest, AnyResponse, error_response
 
 logger = logging.getLogger("gasp.backends")
 
 #: The fault kind of a request that does not fit in device memory alone.
 OUT_OF_MEMORY = "out_of_memory"
 
-T = TypeVar("T")
-R = TypeVar("R")
+Req = TypeVar("Req", bound=AnyRequest)
+Resp = TypeVar("Resp", bound=AnyResponse)
 
 #: ``batch_size=auto`` on the CPU.
 CPU_BATCH = 16
@@ -179,18 +173,13 @@ class MemorySplitter:
         #: The largest batch run since the last split (None: no split yet).
         self.limit: int | None = None
 
-    def run(
-        self,
-        batch: Sequence[T],
-        call: Callable[[list[T]], list[R]],
-        failed: Callable[[T, str], R],
-    ) -> list[R]:
+    def run(self, batch: Sequence[Req], call: Callable[[list[Req]], list[Resp]]) -> list[Resp]:
         """``call(batch)``'s answers, one per request, splitting on out-of-memory errors."""
         limit = self.limit
         if limit is not None and len(batch) > limit:
-            out: list[R] = []
+            out: list[Resp] = []
             for start in range(0, len(batch), limit):
-                out.extend(self.run(batch[start : start + limit], call, failed))
+                out.extend(self.run(batch[start : start + limit], call))
             return out
         try:
             return call(list(batch))
@@ -198,7 +187,9 @@ class MemorySplitter:
             pass  # retried below, once the error's traceback no longer holds the batch's tensors
         torch.cuda.empty_cache()
         if len(batch) == 1:
-            return [failed(batch[0], "out of GPU memory for this request alone")]
+            why = f"{OUT_OF_MEMORY}: out of GPU memory for this request alone"
+            # the answer's kind follows the request's: a generation or a score
+            return [cast(Resp, error_response(batch[0], self.model_id, why, (OUT_OF_MEMORY,)))]
         self.limit = len(batch) // 2
         logger.warning(
             "%s: out of GPU memory at %d requests per batch; going on with %d",
@@ -206,23 +197,4 @@ class MemorySplitter:
             len(batch),
             self.limit,
         )
-        return self.run(batch, call, failed)
-
-    def failed_generation(self, request: GenerationRequest, why: str) -> GenerationResponse:
-        """The failed answer of a generation request that does not fit alone."""
-        return GenerationResponse(
-            text="",
-            stop_reason=StopReason.ERROR,
-            model_id=self.model_id,
-            error=f"{OUT_OF_MEMORY}: {why}",
-            fault_kinds=(OUT_OF_MEMORY,),
-        )
-
-    def failed_score(self, request: ScoreRequest, why: str) -> ScoreResponse:
-        """The failed answer of a score request that does not fit alone."""
-        return ScoreResponse(
-            scores=(),
-            model_id=self.model_id,
-            error=f"{OUT_OF_MEMORY}: {why}",
-            fault_kinds=(OUT_OF_MEMORY,),
-        )
+        return self.run(batch, call)

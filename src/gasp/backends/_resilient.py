@@ -13,13 +13,15 @@ from typing import Protocol, cast
 import numpy as np
 
 from gasp.backends._base import (
+    AnyRequest,
+    AnyResponse,
     Capability,
     GenerationRequest,
     GenerationResponse,
     ModelBackend,
     ScoreRequest,
     ScoreResponse,
-    StopReason,
+    error_response,
 )
 from gasp.backends._faults import FaultAction, FaultDecision, classify_error
 from gasp.backends._retry import RetryPolicy
@@ -28,8 +30,6 @@ from gasp.errors import BackendError, ConfigError, GaspError
 logger = logging.getLogger("gasp.backends")
 
 SleepFn = Callable[[float], Awaitable[None]]
-AnyRequest = GenerationRequest | ScoreRequest
-AnyResponse = GenerationResponse | ScoreResponse
 
 
 class RequestSource(Protocol):
@@ -323,19 +323,5 @@ class ResilientModel:
         faults: list[str],
     ) -> AnyResponse:
         detail = f"{decision.kind}: {decision.message}" if decision.message else decision.kind
-        if isinstance(request, ScoreRequest):
-            return ScoreResponse(
-                scores=(),
-                model_id=self.model_id,
-                error=f"{detail} (after {attempts} attempt(s))",
-                attempts=attempts,
-                fault_kinds=tuple(faults),
-            )
-        return GenerationResponse(
-            text="",
-            stop_reason=StopReason.ERROR,
-            model_id=self.model_id,
-            error=f"{detail} (after {attempts} attempt(s))",
-            attempts=attempts,
-            fault_kinds=tuple(faults),
-        )
+        error = f"{detail} (after {attempts} attempt(s))"
+        return error_response(request, self.model_id, error, tuple(faults), attempts)
