@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -66,7 +67,7 @@ def test_the_cpu_takes_a_fixed_batch_without_timing() -> None:
 def test_the_summary_line_lists_the_timed_curve() -> None:
     _, rate = saturating(16)
     choice = pick_batch_size(rate, 8, 64)  # type: ignore[arg-type]
-    line = type(choice)(choice.size, "cuda", choice.rates, 64, 2.04).describe()
+    line = dataclasses.replace(choice, device="cuda", seconds=2.04).describe()
     assert line == (
         "16 requests per batch, chosen on cuda in 2.0 s"
         " (tokens/s by batch size: 8: 800, 16: 1,600, 32: 1,600)"

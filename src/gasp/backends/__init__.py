@@ -29,7 +29,13 @@ from gasp.backends._faults import (
     classify_status,
     parse_retry_after,
 )
-from gasp.backends._fleet import DRAIN_KINDS, FLEET_OPTIONS, EndpointStats, FleetBackend
+from gasp.backends._fleet import (
+    DRAIN_KINDS,
+    FLEET_OPTIONS,
+    EndpointStats,
+    FleetBackend,
+    check_distinct,
+)
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options
@@ -81,6 +87,7 @@ __all__ = [
     "StopReason",
     "TransientBackendError",
     "batch_price",
+    "check_distinct",
     "classify_error",
     "classify_status",
     "cost_usd",

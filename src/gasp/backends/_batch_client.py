@@ -136,10 +136,6 @@ class BatchClient:
         """The batch object as the provider has it now."""
         return dict(await self._call("GET", f"/batches/{batch_id}"))
 
-    async def cancel(self, batch_id: str) -> dict[str, Any]:
-        """Ask the provider to cancel a batch."""
-        return dict(await self._call("POST", f"/batches/{batch_id}/cancel"))
-
     async def content(self, file_id: str) -> list[dict[str, Any]]:
         """The lines of an output or error file, parsed (blank lines skipped)."""
         raw = await self._call("GET", f"/files/{file_id}/content", raw=True)

@@ -60,7 +60,6 @@ class BatchChoice:
     size: int
     device: str
     rates: tuple[tuple[int, float], ...] = ()
-    memory_cap: int | None = None
     seconds: float = 0.0
 
     def describe(self) -> str:
@@ -137,7 +136,7 @@ def pick_batch_size(rate_of: Callable[[int], float], first: int, cap: int) -> Ba
         if batch * 2 > cap:
             break
         batch *= 2
-    return BatchChoice(chosen, "", tuple(rates), cap)
+    return BatchChoice(chosen, "", tuple(rates))
 
 
 def choose_batch_size(model: Any, device: str, pad_id: int) -> BatchChoice:

@@ -9,7 +9,6 @@ run (through the study's registered type) and the
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -114,13 +113,10 @@ class StudySelection:
     """The study of one command line: its name or file and the options that shape it
     (occupations, n, templates, ... — each study type reads its own and rejects others)."""
 
-    source: str = DEFAULT_STUDY
+    source: str
+    #: The registered type of the study, resolved once (a study file is read once).
+    study_type: StudyType
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    @functools.cached_property
-    def study_type(self) -> StudyType:
-        """The registered type of the study (a study file is read once)."""
-        return study_type_for(self.source)
 
     def build(self) -> Plannable:
         """The study to run."""
@@ -145,7 +141,7 @@ def select_study(
     for key, value in preset.items():
         if key != "max_tokens" and shape.get(key) is None:
             shape[key] = value
-    return StudySelection(source, shape), own, preset.get("max_tokens")
+    return StudySelection(source, study, shape), own, preset.get("max_tokens")
 
 
 def decoding_values(
@@ -167,7 +163,7 @@ def decoding_values(
 class GenerationOptions:
     """The values of the shared generation options of one command line."""
 
-    study: StudySelection = dataclasses.field(default_factory=StudySelection)
+    study: StudySelection
     max_tokens: int = DEFAULT_MAX_TOKENS
     temperature: float = 1.0
     top_p: float = 1.0

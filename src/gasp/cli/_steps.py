@@ -59,19 +59,15 @@ class StepsOutcome:
     report: Path | None = None
     #: The analysis and probe summary lines that are plain text.
     lines: list[str] = dataclasses.field(default_factory=list)
-    #: Wall seconds per step run.
-    seconds: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
-def _timed(
-    console: Console, index: int, total: int, title: str, fn: Callable[[], T]
-) -> tuple[T, float]:
+def _timed(console: Console, index: int, total: int, title: str, fn: Callable[[], T]) -> T:
     console.rule(f"[bold]{index}/{total} {title}")
     start = time.perf_counter()
     result = fn()
     seconds = time.perf_counter() - start
     console.print(f"[green]done[/green] {title.lower()} in {seconds:.1f} s")
-    return result, seconds
+    return result
 
 
 def _generate(run: StudyRun, console: Console) -> bool:
@@ -120,21 +116,19 @@ def run_steps(run: StudyRun, steps: Sequence[Step], console: Console) -> StepsOu
     total = len(steps)
     for index, step in enumerate(steps, start=1):
         if step is Step.generate:
-            ok, seconds = _timed(console, index, total, "Generate", lambda: _generate(run, console))
+            ok = _timed(console, index, total, "Generate", lambda: _generate(run, console))
             outcome.ok &= ok
         elif step is Step.analyze:
-            lines, seconds = _timed(
-                console, index, total, "Analyze", lambda: _analyze(run, console)
-            )
+            lines = _timed(console, index, total, "Analyze", lambda: _analyze(run, console))
             outcome.lines.extend(lines)
         elif step is Step.probe:
-            line, seconds = _timed(console, index, total, "Probe", lambda: _probe(run, console))
+            line = _timed(console, index, total, "Probe", lambda: _probe(run, console))
             if line is None:
                 outcome.ok = False
             elif line:
                 outcome.lines.append(line)
         else:
-            path, seconds = _timed(
+            path = _timed(
                 console,
                 index,
                 total,
@@ -143,7 +137,6 @@ def run_steps(run: StudyRun, steps: Sequence[Step], console: Console) -> StepsOu
             )
             console.print(f"[bold]Report:[/bold] {path}")
             outcome.report = path
-        outcome.seconds[step.value] = seconds
     return outcome
 
 

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gasp.backends import DecodingConfig, EndpointStats, RetryPolicy, redact_url
+from gasp.backends import DecodingConfig, EndpointStats, RetryPolicy, check_distinct
 from gasp.errors import ConfigError
 from gasp.runner._plan import PlanEstimate
 
@@ -99,10 +99,7 @@ class RunOptions:
         """Raise :class:`ConfigError` for an impossible option."""
         if isinstance(self.base_urls, str):
             raise ConfigError("base_urls must be a list of URLs, not one string")
-        urls = self.endpoint_urls()
-        repeated = next((u for i, u in enumerate(urls) if u in urls[:i]), None)
-        if repeated is not None:
-            raise ConfigError(f"base URL {redact_url(repeated)} is given twice")
+        check_distinct(self.endpoint_urls())
         if self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed}")
         if self.max_concurrency < 1:

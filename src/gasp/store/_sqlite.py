@@ -284,9 +284,7 @@ class RunStore:
             self._conn,
             chunksize=max(1, int(chunk_size)),
         )
-        frames = list(parts)
-        if not frames:  # no row: the plain query gives the empty frame its columns
-            frames = [pd.read_sql_query(f"SELECT {select} FROM samples s{join}{where}", self._conn)]
+        frames = list(parts)  # with no row, one empty frame that has the columns
         frame = concat_chunks(frames)
         del frames
         return finish_frame(
