@@ -35,7 +35,7 @@ from gasp.backends import (
 )
 from gasp.errors import ConfigError
 from gasp.runner._items import StudyPlan
-from gasp.runner._loop import ItemLoop, ItemState
+from gasp.runner._loop import ItemLoop, ItemState, failure_kind
 from gasp.runner._plan import Request, build_request, request_key
 from gasp.runner._summary import BatchOptions
 from gasp.store import BatchLedger, BatchRecord
@@ -104,7 +104,6 @@ class BatchRun:
         """Submit, poll and collect until the items need nothing more (or a budget stops)."""
         loop = self.loop
         session = loop.begin()
-        loop.summary.batch = True
         failed = True
         try:
             await self._drive()
@@ -279,7 +278,7 @@ class BatchRun:
     def _record(self, request: Request, response: BatchResponse) -> None:
         self.loop.record(request, response)
         if response.error is not None:
-            self.failures[request.key] = (response.fault_kinds or ("error",))[-1]
+            self.failures[request.key] = failure_kind(response)
 
     def _show(self, waiting: list[BatchRecord]) -> None:
         """A progress line per poll when something changed (or every progress interval)."""

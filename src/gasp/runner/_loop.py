@@ -35,6 +35,11 @@ from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc
 Response = GenerationResponse | ScoreResponse
 
 
+def failure_kind(response: Response) -> str:
+    """The kind a failed answer is counted under: its last fault, else ``error``."""
+    return response.fault_kinds[-1] if response.fault_kinds else "error"
+
+
 @dataclass
 class ItemState:
     """The answers of one item so far and its stopping rule's state."""
@@ -241,7 +246,7 @@ class ItemLoop:
             )
         else:
             self.summary.failed += 1
-            self.failed_kinds[response.fault_kinds[-1] if response.fault_kinds else "error"] += 1
+            self.failed_kinds[failure_kind(response)] += 1
             state.add_failure(index)
         self.schedule(state)
 
