@@ -105,7 +105,16 @@ def study_rule(rule: SignificanceRule, tables: Iterable[pd.DataFrame]) -> Signif
 def reselect(
     table: pd.DataFrame, rule: SignificanceRule, *, all_words: bool = False
 ) -> pd.DataFrame:
-    """An all-words marked-words table with significance decided again by ``rule``."""
+    """An all-words marked-words table with significance decided again by ``rule``.
+
+    A table already decided by ``rule`` is only filtered (``all_words`` false) or
+    copied: deciding again would give the same table.
+    """
+    if table.attrs.get("rule") == rule.to_dict():
+        kept = table if all_words else table[table["significant"].to_numpy(dtype=bool)]
+        kept = kept.reset_index(drop=True)
+        kept.attrs["rule"] = rule.to_dict()
+        return kept
     z = table_z(table)
     names = [str(c)[2:] for c in table.columns if str(c).startswith("z_") and c != "z_sum"]
     return marked_words_table(
