@@ -41,7 +41,6 @@ fits many small problems, where more threads gain little.
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -49,13 +48,17 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from sklearn.cluster import KMeans
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import silhouette_score
 from threadpoolctl import threadpool_limits
 
 from gasp.embeddings import unit_rows
 from gasp.errors import ConfigError, DataError
-from gasp.probe._stability import DEFAULT_FRACTION, DEFAULT_RESAMPLES, stability_scores
+from gasp.probe._stability import (
+    DEFAULT_FRACTION,
+    DEFAULT_RESAMPLES,
+    fit_kmeans,
+    stability_scores,
+)
 
 KRule = Literal["stability", "paper", "gap", "max"]
 
@@ -181,17 +184,7 @@ def choose_k(
 
 
 def _fit(x: np.ndarray, k: int, seed: int, config: ClusteringConfig) -> KMeans:
-    model = KMeans(
-        n_clusters=k,
-        init="k-means++",
-        n_init=config.n_init,
-        max_iter=config.max_iter,
-        random_state=seed,
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        model.fit(x)
-    return model
+    return fit_kmeans(x, k, seed, config.n_init, config.max_iter)
 
 
 def cluster_vectors(

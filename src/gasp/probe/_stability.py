@@ -28,6 +28,17 @@ DEFAULT_RESAMPLES = 6
 DEFAULT_FRACTION = 0.8
 
 
+def fit_kmeans(x: np.ndarray, k: int, seed: int, n_init: int, max_iter: int) -> KMeans:
+    """k-means++ fitted on ``x`` (convergence warnings silenced: a short run is kept as is)."""
+    model = KMeans(
+        n_clusters=k, init="k-means++", n_init=n_init, max_iter=max_iter, random_state=seed
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(x)
+    return model
+
+
 def stability_scores(
     x: np.ndarray,
     grid: Sequence[int],
@@ -55,19 +66,15 @@ def stability_scores(
     for a, b in combinations(range(n_resamples), 2):
         shared, in_a, in_b = np.intersect1d(subsets[a], subsets[b], return_indices=True)
         pairs.append((a, b, in_a, in_b) if shared.size >= 2 else None)
+    points = [x[subset] for subset in subsets]
+    distinct = [np.unique(p, axis=0).shape[0] for p in points]
     scores = np.full(len(grid), np.nan)
     for gi, k in enumerate(grid):
         labels = []
-        for subset, seed in zip(subsets, seeds, strict=True):
-            points = x[subset]
-            if k > np.unique(points, axis=0).shape[0]:
+        for sample, n_distinct, seed in zip(points, distinct, seeds, strict=True):
+            if k > n_distinct:
                 break
-            model = KMeans(
-                n_clusters=k, init="k-means++", n_init=n_init, max_iter=max_iter, random_state=seed
-            )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                labels.append(model.fit(points).labels_)
+            labels.append(fit_kmeans(sample, k, seed, n_init, max_iter).labels_)
         if len(labels) < n_resamples:
             continue
         agreement = [

@@ -223,9 +223,10 @@ def k_rule(settings: Mapping[str, Any]) -> str:
             f"(the largest gap to the next k, the paper's rule){chosen}."
         )
     if rule == "stability":
+        share = _pct(probe.get("resample_fraction") or 0.8)  # 0.8: results saved before it was
         return (
             "The number of clusters k is the one whose k-means clusterings agree most across "
-            "random 80% subsamples of the words (mean pairwise adjusted Rand index on the "
+            f"random {share} subsamples of the words (mean pairwise adjusted Rand index on the "
             f"shared words; near ties go to the higher silhouette score){chosen}."
         )
     if rule == "max":

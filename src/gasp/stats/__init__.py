@@ -49,7 +49,13 @@ from gasp.stats._resampling import (
     subsample_scale,
     subsample_size,
 )
-from gasp.stats._rule import DEFAULT_THRESHOLD, FDR_SCOPES, SignificanceRule
+from gasp.stats._rule import (
+    DEFAULT_STUDY_FDR,
+    DEFAULT_THRESHOLD,
+    FDR_SCOPES,
+    SignificanceRule,
+    study_fdr_level,
+)
 from gasp.stats._significance import (
     BootstrapResult,
     PermutationResult,
@@ -70,6 +76,7 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_C_ENGLISH",
     "DEFAULT_C_TOPIC",
+    "DEFAULT_STUDY_FDR",
     "DEFAULT_THRESHOLD",
     "FDR_SCOPES",
     "IDENTITY_WORDS",
@@ -120,6 +127,7 @@ __all__ = [
     "selector_name",
     "srb_score",
     "srb_scores",
+    "study_fdr_level",
     "study_rule",
     "subsample_scale",
     "subsample_size",

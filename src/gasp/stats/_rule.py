@@ -32,6 +32,14 @@ DEFAULT_THRESHOLD = 1.96
 
 #: Families of the Benjamini-Hochberg procedure: each comparison, or the whole study.
 FDR_SCOPES: tuple[str, ...] = ("comparison", "study")
+#: The false discovery rate of a study-wide FDR when no level is given.
+DEFAULT_STUDY_FDR = 0.05
+
+
+def study_fdr_level(fdr: float | None, scope: str | None) -> float | None:
+    """The FDR level to apply: ``fdr``, or :data:`DEFAULT_STUDY_FDR` for a study-wide
+    scope given without one."""
+    return DEFAULT_STUDY_FDR if scope == "study" and fdr is None else fdr
 
 
 @dataclass(frozen=True)

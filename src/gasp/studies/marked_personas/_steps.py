@@ -12,7 +12,7 @@ import pandas as pd
 
 from gasp.errors import ConfigError, DataError
 from gasp.results import AuditResults, TableLayout, build_example_index
-from gasp.stats import FDR_SCOPES, study_rule
+from gasp.stats import FDR_SCOPES, study_fdr_level, study_rule
 from gasp.studies.marked_personas._analysis import (
     Settings,
     analyze_kind,
@@ -35,9 +35,6 @@ from gasp.studies.marked_personas._model import (
 )
 from gasp.studies.marked_personas._svm import ANONYMIZERS
 from gasp.text import count_words
-
-#: The false discovery rate of ``--fdr-scope study`` when ``--fdr`` is not given.
-DEFAULT_STUDY_FDR = 0.05
 
 #: Tables of each kind, in report order; saved as ``<kind>_<table>``.
 KIND_TABLES = (
@@ -79,8 +76,7 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     seed = options.get("svm_seed")
     min_df = options.get("min_df")
     threshold, fdr, scope = options.get("threshold"), options.get("fdr"), options.get("fdr_scope")
-    if scope == "study" and fdr is None:
-        fdr = DEFAULT_STUDY_FDR
+    fdr = study_fdr_level(fdr, scope)
     if scope not in (None, *FDR_SCOPES):
         raise ConfigError(f"fdr_scope must be one of {', '.join(FDR_SCOPES)}, got {scope!r}")
     return Settings(

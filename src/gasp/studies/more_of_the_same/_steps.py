@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import DataError
+from gasp.stats import study_fdr_level
 from gasp.studies import reject_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 from gasp.studies.more_of_the_same._tables import PROBE_CLUSTERS, PROBE_SILHOUETTE, PROBE_SKIPPED
@@ -28,17 +29,13 @@ ANALYSIS_OPTIONS = {
     "examples_per_word",
 }
 
-#: The false discovery rate of ``--fdr-scope study`` when ``--fdr`` is not given.
-DEFAULT_STUDY_FDR = 0.05
-
 
 def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
     """The :class:`AnalysisConfig` fields the command-line options set (None: unset)."""
     reject_options(STUDY_KIND, options, ANALYSIS_OPTIONS)
     scope = options.get("fdr_scope")
     fdr = options.get("fdr")
-    if scope == "study" and fdr is None:
-        fdr = DEFAULT_STUDY_FDR
+    fdr = study_fdr_level(fdr, scope)
     return {
         "min_samples": options.get("min_samples"),
         "min_share": options.get("min_share"),
