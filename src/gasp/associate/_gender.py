@@ -19,7 +19,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from gasp.text import FEMININE_PRONOUNS, MASCULINE_PRONOUNS, DocTermCounts, count_words
+from gasp.text import (
+    COUNT_CHUNK_SIZE,
+    FEMININE_PRONOUNS,
+    MASCULINE_PRONOUNS,
+    DocTermCounts,
+    count_words,
+)
 
 FEMALE_WORDS: tuple[str, ...] = (*FEMININE_PRONOUNS, "female", "mrs")
 MALE_WORDS: tuple[str, ...] = (*MASCULINE_PRONOUNS, "mr", "male")
@@ -70,7 +76,7 @@ def _lowered(text: object) -> str:
 
 
 def _text_cues(
-    texts: Sequence[str] | pd.Series, chunk: int = 20_000
+    texts: Sequence[str] | pd.Series, chunk: int = COUNT_CHUNK_SIZE
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per text: does it hold a non-binary cue, and ``ms.``? (lower-cased a chunk at a time)."""
     nb = np.zeros(len(texts), dtype=bool)

@@ -227,8 +227,7 @@ class UnitAnalysis:
             names if names is not None else NameFilter(config.extra_gender_terms, config.name_ratio)
         )
         every = tables if tables is not None else unit_tables(unit, config)
-        rule = SignificanceRule.from_options(config.threshold, config.fdr_alpha, config.min_count)
-        self.tables = {key: (spec, reselect(t, rule)) for key, (spec, t) in every.items()}
+        self.tables = {key: (spec, reselect(t, config.rule())) for key, (spec, t) in every.items()}
         self.sets = {key: _word_set(t) for key, (_, t) in self.tables.items()}
         s_f = self.sets.get(("named", "F"), [])
         s_m = self.sets.get(("named", "M"), [])
