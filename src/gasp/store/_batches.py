@@ -20,9 +20,8 @@ from gasp.store._schema import (
     BATCH_COLUMNS,
     BATCH_DONE_STATUSES,
     BATCHES_DDL,
-    UPSERT_SAMPLE,
-    UPSERT_SCORE,
 )
+from gasp.store._writes import Transaction, upsert_samples, upsert_scores
 
 
 @dataclass(frozen=True)
@@ -98,28 +97,16 @@ class BatchLedger:
         replaced, an error row is.
         """
         now = utc_now()
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
+        with Transaction(self._conn) as conn:
             if samples:
-                self._kinds.check(((r.item_id, None) for r in samples), "generate")
-                self._conn.executemany(UPSERT_SAMPLE, [r.as_row(now) for r in samples])
+                upsert_samples(conn, self._kinds, samples, now)
             if scores:
-                self._kinds.check(((r.item_id, r.candidate) for r in scores), "score")
-                self._conn.executemany(UPSERT_SCORE, [r.as_row(now) for r in scores])
-            self._conn.execute(_UPDATE, (*_to_row(record)[1:], now, record.submission))
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+                upsert_scores(conn, self._kinds, scores, now)
+            conn.execute(_UPDATE, (*_to_row(record)[1:], now, record.submission))
 
     def _write(self, sql: str, row: Iterable[Any]) -> None:
-        self._conn.execute("BEGIN IMMEDIATE")
-        try:
-            self._conn.execute(sql, tuple(row))
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        self._conn.execute("COMMIT")
+        with Transaction(self._conn) as conn:
+            conn.execute(sql, tuple(row))
 
 
 _UPDATE = (

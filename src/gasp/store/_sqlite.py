@@ -39,9 +39,8 @@ from gasp.store._schema import (
     ITEM_COLUMNS,
     SCHEMA_VERSION,
     UPSERT_ITEM_STATE,
-    UPSERT_SAMPLE,
-    UPSERT_SCORE,
 )
+from gasp.store._writes import Transaction, upsert_samples, upsert_scores
 
 _SAMPLE_FIELDS: dict[str, str] = {
     "item_id": "s.item_id",
@@ -144,9 +143,9 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def transaction(self) -> _Transaction:
+    def transaction(self) -> Transaction:
         """A context manager running its body in one ``BEGIN IMMEDIATE`` transaction."""
-        return _Transaction(self._conn)
+        return Transaction(self._conn)
 
     def integrity_check(self) -> str:
         """SQLite's integrity and foreign key checks: ``ok`` when the file is sound."""
@@ -239,13 +238,8 @@ class RunStore:
         records = list(records)
         if not records:
             return 0
-        now = utc_now()
-        rows = [r.as_row(now) for r in records]
         with self.transaction():
-            self._kinds.check(((r.item_id, None) for r in records), "generate")
-            before = self._conn.total_changes
-            self._conn.executemany(UPSERT_SAMPLE, rows)
-            return self._conn.total_changes - before
+            return upsert_samples(self._conn, self._kinds, records, utc_now())
 
     def stored_samples(self) -> pd.DataFrame:
         """Key, outcome and text of every stored row (what a resumed run starts from)."""
@@ -309,13 +303,8 @@ class RunStore:
         records = list(records)
         if not records:
             return 0
-        now = utc_now()
-        rows = [r.as_row(now) for r in records]
         with self.transaction():
-            self._kinds.check(((r.item_id, r.candidate) for r in records), "score")
-            before = self._conn.total_changes
-            self._conn.executemany(UPSERT_SCORE, rows)
-            return self._conn.total_changes - before
+            return upsert_scores(self._conn, self._kinds, records, utc_now())
 
     def stored_scores(self) -> pd.DataFrame:
         """Key, status and log-probability of every stored score (what a resumed run reads)."""
@@ -400,18 +389,3 @@ class RunStore:
     def sessions(self) -> pd.DataFrame:
         """One row per runner invocation on this store."""
         return pd.read_sql_query("SELECT * FROM sessions ORDER BY id", self._conn)
-
-
-class _Transaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-
-    def __enter__(self) -> sqlite3.Connection:
-        self._conn.execute("BEGIN IMMEDIATE")
-        return self._conn
-
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        if exc_type is None:
-            self._conn.execute("COMMIT")
-        else:
-            self._conn.execute("ROLLBACK")
