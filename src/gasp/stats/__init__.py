@@ -26,9 +26,11 @@ from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_tab
 from gasp.stats._method import PairScorer, marked_words_many
 from gasp.stats._multiple_testing import bh_reject, two_sided_p
 from gasp.stats._multiplicity import (
+    CHANCE_FIELDS,
     ChanceCount,
     bh_p_cutoff,
     chance_count,
+    chance_table,
     reselect,
     study_rule,
     z_cutoff,
@@ -72,6 +74,7 @@ __all__ = [
     "BOOTSTRAP",
     "BROWN_CORPUS_TOKENS",
     "CALIBRATION_FUNCTION_WORDS",
+    "CHANCE_FIELDS",
     "CLUSTER",
     "DEFAULT_ALPHA",
     "DEFAULT_C_ENGLISH",
@@ -108,6 +111,7 @@ __all__ = [
     "calibrated_terms",
     "chamfer_distance",
     "chance_count",
+    "chance_table",
     "common_english_words",
     "describe_interval",
     "draw_weights",

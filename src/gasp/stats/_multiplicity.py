@@ -138,6 +138,17 @@ def _row_cutoffs(table: pd.DataFrame, rule: SignificanceRule, tested: np.ndarray
     return np.array([z_cutoff(bh_p_cutoff(p[i, tested[i]], rule.fdr)) for i in range(z.shape[0])])
 
 
+#: The columns of a chance count in a result table.
+CHANCE_FIELDS = (
+    "n_comparisons",
+    "n_tests",
+    "z_cutoff_low",
+    "z_cutoff_high",
+    "expected_by_chance",
+    "marked_words",
+)
+
+
 @dataclass(frozen=True)
 class ChanceCount:
     """Tests of a set of comparisons and the marked words expected among them by chance.
@@ -158,14 +169,8 @@ class ChanceCount:
     def to_row(self) -> dict[str, Any]:
         """One result-table row: n_comparisons, n_tests, z_cutoff_low, z_cutoff_high,
         expected_by_chance, marked_words."""
-        return {
-            "n_comparisons": self.n_comparisons,
-            "n_tests": self.n_tests,
-            "z_cutoff_low": self.z_low,
-            "z_cutoff_high": self.z_high,
-            "expected_by_chance": self.expected,
-            "marked_words": self.marked,
-        }
+        values = (self.n_comparisons, self.n_tests, self.z_low, self.z_high)
+        return dict(zip(CHANCE_FIELDS, (*values, self.expected, self.marked), strict=True))
 
 
 def chance_count(tables: Sequence[pd.DataFrame], rule: SignificanceRule) -> ChanceCount:
@@ -197,3 +202,29 @@ def chance_count(tables: Sequence[pd.DataFrame], rule: SignificanceRule) -> Chan
         expected=expected,
         marked=marked,
     )
+
+
+def chance_table(
+    groups: Sequence[tuple[tuple[str, ...], Sequence[pd.DataFrame]]],
+    key_names: tuple[str, ...],
+    rule: SignificanceRule,
+    asked: SignificanceRule,
+) -> pd.DataFrame:
+    """The ``chance_marked_words`` table: a row per group of all-words tables, then ``all``.
+
+    Each table is decided by ``rule`` (the applied rule, a study-wide FDR resolved); a
+    group without tables gets no row. ``asked`` (the rule the user gave) is named in the
+    ``rule`` column. Columns: ``key_names``, ``rule``, then :meth:`ChanceCount.to_row`'s.
+    """
+    rows = []
+    every: list[pd.DataFrame] = []
+    for key, tables in groups:
+        if not tables:
+            continue
+        decided = [reselect(table, rule, all_words=True) for table in tables]
+        every.extend(decided)
+        names = dict(zip(key_names, key, strict=True))
+        rows.append({**names, **chance_count(decided, rule).to_row()})
+    rows.append({**dict.fromkeys(key_names, "all"), **chance_count(every, rule).to_row()})
+    columns = [*key_names, "rule", *CHANCE_FIELDS]
+    return pd.DataFrame(rows).assign(rule=asked.describe())[columns]

@@ -25,11 +25,11 @@ from gasp.stats import (
     BOOTSTRAP,
     IntervalScheme,
     SignificanceRule,
-    chance_count,
     marked_words,
     reselect,
     study_rule,
 )
+from gasp.stats import chance_table as chance_table_of
 from gasp.studies.marked_personas._jsd import jsd_top_words
 from gasp.studies.marked_personas._lexicons import (
     COUNTINGS,
@@ -168,9 +168,6 @@ def _marked(tables: MarkedTables, rule: SignificanceRule) -> pd.DataFrame:
     )
 
 
-CHANCE_COLUMNS = ["group", "role", "rule", *chance_count([], SignificanceRule()).to_row()]
-
-
 def chance_table(
     tables: MarkedTables, rule: SignificanceRule, asked: SignificanceRule
 ) -> pd.DataFrame:
@@ -178,16 +175,8 @@ def chance_table(
 
     ``rule`` marked the words (a study-wide FDR resolved); ``asked`` is named in ``rule``.
     """
-    rows = []
-    every = []
-    for comp, table in tables:
-        decided = reselect(table, rule, all_words=True)
-        every.append(decided)
-        rows.append(
-            {"group": comp.group, "role": comp.role, **chance_count([decided], rule).to_row()}
-        )
-    rows.append({"group": "all", "role": "all", **chance_count(every, rule).to_row()})
-    return pd.DataFrame(rows).assign(rule=asked.describe())[CHANCE_COLUMNS]
+    groups = [((comp.group, comp.role), [table]) for comp, table in tables]
+    return chance_table_of(groups, ("group", "role"), rule, asked)
 
 
 def _svm(

@@ -24,21 +24,12 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from gasp.stats import SignificanceRule, chance_count, reselect, study_rule
+from gasp.stats import CHANCE_FIELDS, SignificanceRule, study_rule
+from gasp.stats import chance_table as chance_table_of
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._units import Tables
 
-CHANCE_COLUMNS = [
-    "source",
-    "gender",
-    "rule",
-    "n_comparisons",
-    "n_tests",
-    "z_cutoff_low",
-    "z_cutoff_high",
-    "expected_by_chance",
-    "marked_words",
-]
+CHANCE_COLUMNS = ["source", "gender", "rule", *CHANCE_FIELDS]
 _ORDER = (("named", "F"), ("named", "N"), ("named", "M"), ("associated", "F"), ("associated", "M"))
 
 
@@ -67,16 +58,8 @@ def chance_table(
     :func:`applied_config`); ``described`` the rule the user asked for, named in the
     ``rule`` column.
     """
-    rule = applied.rule()
     by_key: dict[tuple[str, str], list[pd.DataFrame]] = {key: [] for key in _ORDER}
     for unit in tables:
         for key, (_, table) in unit.items():
-            by_key.setdefault(key, []).append(reselect(table, rule, all_words=True))
-    rows = []
-    for (source, gender), parts in by_key.items():
-        if parts:
-            rows.append({"source": source, "gender": gender, **chance_count(parts, rule).to_row()})
-    every = [t for parts in by_key.values() for t in parts]
-    rows.append({"source": "all", "gender": "all", **chance_count(every, rule).to_row()})
-    frame = pd.DataFrame(rows).assign(rule=described.describe())
-    return frame[CHANCE_COLUMNS]
+            by_key.setdefault(key, []).append(table)
+    return chance_table_of(list(by_key.items()), ("source", "gender"), applied.rule(), described)
