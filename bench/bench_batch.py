@@ -12,31 +12,13 @@ is the same plan sent directly, one request per sample, at concurrency 16.
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench_generation import ServerProcess, bench_plan  # the fake server and the plan
 from gasp.backends import DecodingConfig
-from gasp.runner import BatchOptions, Item, RunOptions, StudyPlan, generate
-
-SERVER = """
-import sys
-from gasp.testing import FakeOpenAIServer
-with FakeOpenAIServer(seed=0) as server:
-    print(server.base_url, flush=True)
-    sys.stdin.read()
-"""
-
-
-def bench_plan(samples: int, per_item: int = 10) -> StudyPlan:
-    """A plan of ``samples`` generations: fixed items of ``per_item`` samples each."""
-    items = tuple(
-        Item(key=("bench", str(i)), prompt=f"Describe person number {i} in a sentence.", n=per_item)
-        for i in range(max(1, samples // per_item))
-    )
-    return StudyPlan(kind="bench", name="bench", items=items, spec={"samples": samples})
+from gasp.runner import BatchOptions, RunOptions, StudyPlan, generate
 
 
 def timed_run(plan: StudyPlan, base_url: str, store: Path, batch: BatchOptions | None) -> float:
@@ -61,19 +43,15 @@ def main() -> None:
     parser.add_argument("--per-batch", type=int, default=2000)
     args = parser.parse_args()
     plan = bench_plan(args.samples)
-    server = subprocess.Popen(
-        [sys.executable, "-c", SERVER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    assert server.stdout is not None and server.stdin is not None
-    base_url = server.stdout.readline().strip()
+    server = ServerProcess(latency_s=0.0)
+    base_url = server.base_url
     try:
         with tempfile.TemporaryDirectory() as folder:
             direct = timed_run(plan, base_url, Path(folder) / "direct.sqlite", None)
             options = BatchOptions(max_requests=args.per_batch, poll_interval_s=0.0)
             batched = timed_run(plan, base_url, Path(folder) / "batch.sqlite", options)
     finally:
-        server.stdin.close()
-        server.wait(timeout=30)
+        server.close()
     n = len(plan.items) * plan.items[0].n
     print(f"{n:,} samples, fake server in its own process")
     print(f"  direct (baseline, concurrency 16): {direct:9,.0f} samples/s")

@@ -17,65 +17,14 @@ same requests at the same concurrency:
 from __future__ import annotations
 
 import argparse
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
+from bench_generation import ServerProcess, bench_plan  # the fake server and the plan
 from gasp.backends import DecodingConfig, RetryPolicy
-from gasp.runner import Item, RunOptions, RunSummary, StudyPlan, generate
-
-SERVER = """
-import sys
-from gasp.testing import FakeOpenAIServer
-with FakeOpenAIServer(latency_s=float(sys.argv[1]), port=int(sys.argv[2]), seed=0) as server:
-    print(server.base_url, flush=True)
-    sys.stdin.read()
-"""
-
-
-class ServerProcess:
-    """One fake server in a child process; ``restart`` binds the same port again."""
-
-    def __init__(self, latency_s: float) -> None:
-        self.latency_s = latency_s
-        self._launch(0)
-
-    def _launch(self, port: int) -> None:
-        latency_s = self.latency_s
-        self.proc = subprocess.Popen(
-            [sys.executable, "-c", SERVER, str(latency_s), str(port)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        self.base_url = self.proc.stdout.readline().strip()
-
-    @property
-    def port(self) -> int:
-        return int(self.base_url.rsplit(":", 1)[1].split("/")[0])
-
-    def close(self) -> None:
-        if self.proc.stdin is not None:
-            self.proc.stdin.close()
-        self.proc.wait(timeout=30)
-
-    def kill(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=30)
-
-    def restart(self) -> None:
-        self._launch(self.port)
-
-
-def plan(samples: int) -> StudyPlan:
-    items = tuple(
-        Item(key=("p", str(i)), prompt=f"Describe person {i}.", n=10) for i in range(samples // 10)
-    )
-    return StudyPlan(kind="bench", name="bench-fleet", items=items, spec={"samples": samples})
+from gasp.runner import RunOptions, RunSummary, generate
 
 
 def run(urls: list[str], samples: int, concurrency: int, store: Path) -> tuple[RunSummary, float]:
@@ -88,7 +37,7 @@ def run(urls: list[str], samples: int, concurrency: int, store: Path) -> tuple[R
         backend_options={"probe_after_s": 0.2, "probe_max_s": 0.5} if len(urls) > 1 else None,
     )
     started = time.perf_counter()
-    summary = generate(plan(samples), "openai-compatible/bench", store, options)
+    summary = generate(bench_plan(samples), "openai-compatible/bench", store, options)
     elapsed = time.perf_counter() - started
     assert summary.complete and summary.generated == samples, summary
     return summary, elapsed

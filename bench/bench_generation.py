@@ -30,14 +30,14 @@ from gasp.backends import (
     RetryPolicy,
     resolve_backend,
 )
-from gasp.runner import RunOptions, as_plan, build_request, generate
+from gasp.runner import Item, RunOptions, StudyPlan, as_plan, build_request, generate
 from gasp.store import ItemRecord, RunStore, SampleRecord
 from gasp.studies.more_of_the_same import Study, more_of_the_same
 
 SERVER = """
-import sys, time
+import sys
 from gasp.testing import FakeOpenAIServer
-with FakeOpenAIServer(latency_s=float(sys.argv[1]), seed=0) as server:
+with FakeOpenAIServer(latency_s=float(sys.argv[1]), port=int(sys.argv[2]), seed=0) as server:
     print(server.base_url, flush=True)
     sys.stdin.read()
 """
@@ -51,12 +51,25 @@ def bench_study(samples: int) -> Study:
     return base.restrict(n=n)
 
 
+def bench_plan(samples: int, per_item: int = 10) -> StudyPlan:
+    """A plan of ``samples`` generations: fixed items of ``per_item`` samples each."""
+    items = tuple(
+        Item(key=("bench", str(i)), prompt=f"Describe person number {i} in a sentence.", n=per_item)
+        for i in range(max(1, samples // per_item))
+    )
+    return StudyPlan(kind="bench", name="bench", items=items, spec={"samples": samples})
+
+
 class ServerProcess:
-    """The fake server in a child process."""
+    """One fake server in a child process; ``restart`` binds the same port again."""
 
     def __init__(self, latency_s: float) -> None:
+        self.latency_s = latency_s
+        self._launch(0)
+
+    def _launch(self, port: int) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", SERVER, str(latency_s)],
+            [sys.executable, "-c", SERVER, str(self.latency_s), str(port)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -64,10 +77,25 @@ class ServerProcess:
         assert self.proc.stdout is not None
         self.base_url = self.proc.stdout.readline().strip()
 
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        return int(self.base_url.rsplit(":", 1)[1].split("/")[0])
+
     def close(self) -> None:
+        """Let the server end (its stdin closes) and wait for it."""
         if self.proc.stdin is not None:
             self.proc.stdin.close()
         self.proc.wait(timeout=30)
+
+    def kill(self) -> None:
+        """Kill the server at once, as a crash would."""
+        self.proc.kill()
+        self.proc.wait(timeout=30)
+
+    def restart(self) -> None:
+        """Start the server again on the same port."""
+        self._launch(self.port)
 
 
 def run_via_runner(study: Study, base_url: str, concurrency: int, store: Path) -> tuple[int, float]:

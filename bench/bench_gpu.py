@@ -117,19 +117,24 @@ def bare_generate(backend: HFBackend, requests: Sequence[GenerationRequest], bat
     return texts, tokens
 
 
+class ListSource:
+    """Hands ``ResilientModel.stream`` a fixed list of requests, in order."""
+
+    def __init__(self, requests: Sequence[Any]) -> None:
+        self.left = list(requests)
+
+    def take(self, limit: int) -> list[Any]:
+        """The next ``limit`` requests ([] once every one is taken)."""
+        taken, self.left = self.left[:limit], self.left[limit:]
+        return taken
+
+
 def through_gasp(model: ResilientModel, requests: Sequence[Any]) -> dict[str, Any]:
     """Every request through ``ResilientModel.stream``; responses by request key."""
 
-    class Source:
-        def __init__(self) -> None:
-            self.left = list(requests)
-
-        def take(self, limit: int) -> list[Any]:
-            taken, self.left = self.left[:limit], self.left[limit:]
-            return taken
-
     async def run() -> dict[str, Any]:
-        return {request.key: response async for request, response in model.stream(Source())}
+        source = ListSource(requests)
+        return {request.key: response async for request, response in model.stream(source)}
 
     return asyncio.run(run())
 

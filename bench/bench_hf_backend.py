@@ -32,7 +32,6 @@ from gasp.backends import (
     StopReason,
 )
 from gasp.backends._embedded import embedded_backend
-from gasp.backends._hf import HFBackend
 
 SUBJECTS = (
     "nurse",
@@ -61,12 +60,6 @@ def make_requests(n: int, max_tokens: int) -> list[GenerationRequest]:
         )
         for i in range(n)
     ]
-
-
-def bare_loop(backend: HFBackend, requests: list[GenerationRequest], batch_size: int) -> list[str]:
-    """The same batches through ``model.generate`` directly; returns the decoded texts."""
-    texts, _tokens = bare_generate(backend, requests, batch_size)
-    return list(texts)
 
 
 async def wrapped(
@@ -105,7 +98,8 @@ def main() -> None:
             if path == "bare":
                 # a fresh worker thread, as asyncio.to_thread gives the backend
                 with ThreadPoolExecutor(max_workers=1) as pool:
-                    bare_texts = pool.submit(bare_loop, backend, requests, args.batch_size).result()
+                    bare = pool.submit(bare_generate, backend, requests, args.batch_size)
+                    bare_texts = list(bare.result()[0])
                 bare_times.append(time.perf_counter() - t0)
             else:
                 responses = asyncio.run(wrapped(model, requests))

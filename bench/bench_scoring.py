@@ -37,6 +37,7 @@ from typing import TypeVar
 
 import torch
 
+from bench_gpu import ListSource  # a fixed list of requests for ResilientModel.stream
 from gasp.backends import ResilientModel, ScoreRequest
 from gasp.backends._embedded import embedded_backend
 from gasp.backends._hf import HFBackend
@@ -98,22 +99,13 @@ def bare_leg(backend: HFBackend, requests: list[ScoreRequest]) -> Scores:
     return out
 
 
-class _Source:
-    def __init__(self, requests: list[ScoreRequest]) -> None:
-        self.requests = list(requests)
-
-    def take(self, limit: int) -> list[ScoreRequest]:
-        taken, self.requests = self.requests[:limit], self.requests[limit:]
-        return taken
-
-
 def stream_leg(backend: HFBackend, requests: list[ScoreRequest], batch_size: int) -> Scores:
     """The requests through ``ResilientModel.stream``, answers put back in request order."""
 
     async def run() -> Scores:
         model = ResilientModel(backend, max_concurrency=1, batch_size=batch_size)
         by_key = {}
-        async for request, response in model.stream(_Source(requests)):
+        async for request, response in model.stream(ListSource(requests)):
             assert response.error is None, response.error
             by_key[request.key] = [s.logprob for s in response.scores]  # type: ignore[union-attr]
         return [by_key[r.key] for r in requests]  # type: ignore[misc]

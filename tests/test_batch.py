@@ -11,7 +11,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from rich.console import Console
 
 from _cli import gasp_exit_code
+from _kill import sample_texts
 from gasp.backends import BatchClient
 from gasp.errors import BackendError, ConfigError
 from gasp.runner import BatchOptions, Item, RequestKind, RunOptions, StudyPlan, generate
@@ -54,15 +54,6 @@ def _run(
     return generate(plan, MODEL, path, options)
 
 
-def _texts(path: Path) -> dict[tuple[str, int], str]:
-    with RunStore.open(path) as store:
-        frame = store.samples(include_errors=True)
-        assert store.integrity_check() == "ok"
-    assert not frame.duplicated(["item_id", "sample_index"]).any()
-    assert (frame["stop_reason"] != "error").all()
-    return {(r.item_id, int(r.sample_index)): r.text for r in frame.itertuples()}
-
-
 def _batch_lines(server: FakeOpenAIServer) -> list[list[str]]:
     """The custom ids of the lines of every batch the server received, in order."""
     api = server.batch
@@ -89,7 +80,7 @@ def test_a_batch_run_stores_what_a_direct_run_does_split_at_the_limit(tmp_path: 
     assert [len(k) for k in per_batch] == [10, 10, 4]
     assert set().union(*per_batch) == _keys(plan)
     assert set(server.batch.answered.values()) == {1}
-    assert _texts(tmp_path / "batch.sqlite") == _texts(tmp_path / "direct.sqlite")
+    assert sample_texts(tmp_path / "batch.sqlite") == sample_texts(tmp_path / "direct.sqlite")
     with RunStore.open(tmp_path / "batch.sqlite") as store:
         records = store.batch_ledger().records()
     assert [r.status for r in records] == ["collected"] * 3
@@ -124,7 +115,7 @@ def test_an_ended_batch_is_resubmitted_for_its_missing_samples_only(
     assert set(server.batch.answered.values()) == {1}
     assert summary.failed == 0 and summary.failed_by_kind == {}
     assert summary.faults_by_kind == {f"batch_{outcome}": len(second)}
-    assert len(_texts(tmp_path / "r.sqlite")) == 24
+    assert len(sample_texts(tmp_path / "r.sqlite")) == 24
 
 
 def test_lines_that_failed_are_resubmitted_alone(tmp_path: Path) -> None:
@@ -137,7 +128,7 @@ def test_lines_that_failed_are_resubmitted_alone(tmp_path: Path) -> None:
         batches = _batch_keys(server)
     assert summary.complete and batches == [_keys(plan), failing]
     assert summary.faults_by_kind == {"batch_line_error": 2} and summary.failed == 0
-    assert _texts(tmp_path / "r.sqlite") == _texts(tmp_path / "direct.sqlite")
+    assert sample_texts(tmp_path / "r.sqlite") == sample_texts(tmp_path / "direct.sqlite")
 
 
 def test_retry_rounds_run_out_and_the_next_run_finishes(tmp_path: Path) -> None:
@@ -154,7 +145,7 @@ def test_retry_rounds_run_out_and_the_next_run_finishes(tmp_path: Path) -> None:
         assert "invalid_request" in str(errors["error"].iloc[0])
         summary = _run(server, path, plan)  # one more failed batch, then a good one
         assert summary.complete and summary.batches_submitted == 2
-    assert len(_texts(path)) == 6
+    assert len(sample_texts(path)) == 6
 
 
 SCRIPT = """
@@ -212,17 +203,24 @@ def test_a_run_killed_after_submitting_resumes_polling_without_submitting_again(
     assert outcome == {"complete": True, "submitted": 0, "resumed": 1}, result.stderr
     assert server.batch.submissions == 1
     assert set(server.batch.answered.values()) == {1} and len(server.batch.answered) == 24
-    assert len(_texts(path)) == 24
+    assert len(sample_texts(path)) == 24
 
 
 class _Killed(Exception):
     """Stands for a process killed at one moment of a submission."""
 
 
-def _crash_after(
-    monkeypatch: pytest.MonkeyPatch, method: str, *, before: bool = False
-) -> Callable[[], None]:
-    """Make ``BatchClient.<method>`` raise once, before or after doing its work."""
+def _killed_run(
+    monkeypatch: pytest.MonkeyPatch,
+    server: FakeOpenAIServer,
+    path: Path,
+    plan: StudyPlan,
+    method: str,
+    *,
+    before: bool = False,
+) -> None:
+    """Run ``plan`` into ``path`` with ``BatchClient.<method>`` raising once, before or after
+    doing its work, as a process killed at that moment would stop."""
     original = getattr(BatchClient, method)
 
     async def crashing(self: BatchClient, *args: Any, **kwargs: Any) -> Any:
@@ -233,7 +231,8 @@ def _crash_after(
         raise _Killed(method)
 
     monkeypatch.setattr(BatchClient, method, crashing)
-    return lambda: monkeypatch.setattr(BatchClient, method, original)
+    with pytest.raises(_Killed):
+        _run(server, path, plan)
 
 
 def test_a_batch_created_but_not_yet_recorded_is_found_by_its_metadata(
@@ -241,16 +240,14 @@ def test_a_batch_created_but_not_yet_recorded_is_found_by_its_metadata(
 ) -> None:
     plan, path = _plan(), tmp_path / "r.sqlite"
     with FakeOpenAIServer() as server:
-        _crash_after(monkeypatch, "create")
-        with pytest.raises(_Killed):
-            _run(server, path, plan)
+        _killed_run(monkeypatch, server, path, plan, "create")
         with RunStore.open(path) as store:
             (record,) = store.batch_ledger().records()
         assert (record.status, record.batch_id) == ("submitting", None)
         summary = _run(server, path, plan)
     assert summary.complete and (summary.batches_resumed, summary.batches_submitted) == (1, 0)
     assert server.batch.submissions == 1 and set(server.batch.answered.values()) == {1}
-    assert len(_texts(path)) == 24
+    assert len(sample_texts(path)) == 24
 
 
 def test_a_submission_the_provider_never_saw_is_abandoned_and_sent_again(
@@ -258,9 +255,7 @@ def test_a_submission_the_provider_never_saw_is_abandoned_and_sent_again(
 ) -> None:
     plan, path = _plan(), tmp_path / "r.sqlite"
     with FakeOpenAIServer() as server:
-        _crash_after(monkeypatch, "create", before=True)
-        with pytest.raises(_Killed):
-            _run(server, path, plan)
+        _killed_run(monkeypatch, server, path, plan, "create", before=True)
         summary = _run(server, path, plan)
     assert summary.complete and (summary.batches_resumed, summary.batches_submitted) == (0, 1)
     assert server.batch.submissions == 1
@@ -273,14 +268,12 @@ def test_a_kill_after_downloading_but_before_committing_commits_once(
 ) -> None:
     plan, path = _plan(), tmp_path / "r.sqlite"
     with FakeOpenAIServer() as server:
-        _crash_after(monkeypatch, "content")
-        with pytest.raises(_Killed):
-            _run(server, path, plan)
+        _killed_run(monkeypatch, server, path, plan, "content")
         with RunStore.open(path) as store:
             assert store.count_samples(include_errors=True) == 0
         summary = _run(server, path, plan)
     assert summary.complete and summary.generated == 24 and server.batch.submissions == 1
-    assert len(_texts(path)) == 24
+    assert len(sample_texts(path)) == 24
 
 
 def test_scoring_goes_through_batches_as_it_does_directly(tmp_path: Path) -> None:
@@ -326,7 +319,7 @@ def test_a_store_written_before_the_batches_table_gets_it(tmp_path: Path) -> Non
         conn.close()
         summary = _run(server, path, plan)
     assert summary.complete and summary.resumed == 2 and summary.batches_submitted == 1
-    assert len(_batch_lines(server)[0]) == 4 and len(_texts(path)) == 6
+    assert len(_batch_lines(server)[0]) == 4 and len(sample_texts(path)) == 6
 
 
 def test_dry_run_prints_the_batch_price_half_the_listed_one(
@@ -377,9 +370,8 @@ def test_progress_lines_show_the_batches_and_a_run_without_batch_warns_of_open_o
         summary = generate(plan, MODEL, path, options, console=console)
         assert summary.complete
         assert "batch-test: waiting for 1 batch(es): batch_1 in_progress 0/24" in out.getvalue()
-        _crash_after(monkeypatch, "retrieve")  # a second run killed while polling
-        with pytest.raises(_Killed):
-            _run(server, tmp_path / "s.sqlite", plan)
+        # a second run killed while polling
+        _killed_run(monkeypatch, server, tmp_path / "s.sqlite", plan, "retrieve")
         out.truncate(0)
         direct = RunOptions(base_url=server.base_url, progress=False)
         assert generate(plan, MODEL, tmp_path / "s.sqlite", direct, console=console).complete

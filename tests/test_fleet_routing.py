@@ -6,6 +6,7 @@ import asyncio
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,6 +58,21 @@ def _request(i: int) -> GenerationRequest:
     return GenerationRequest(key=str(i), messages=(ChatMessage("user", f"p{i}"),))
 
 
+def _fleet(names: str, **options: Any) -> tuple[FleetBackend, tuple[Scripted, ...]]:
+    """A fleet of scripted endpoints, one named by each letter of ``names``, at
+    ``http://<letter>/v1``, in that order."""
+    endpoints = tuple(Scripted(name) for name in names)
+    return FleetBackend([(f"http://{e.name}/v1", e) for e in endpoints], **options), endpoints
+
+
+async def _text_or_fault(fleet: FleetBackend, i: int) -> str:
+    """The text answering request ``i``, or ``"fault"`` where its endpoint failed it."""
+    try:
+        return (await fleet.generate(_request(i))).text
+    except TransientBackendError:
+        return "fault"
+
+
 def _server_error() -> Exception:
     return TransientBackendError("server_error", "HTTP 500")
 
@@ -72,8 +88,7 @@ async def _until(condition: Callable[[], bool], limit_s: float = 10.0) -> None:
 
 def test_calls_go_to_the_endpoint_with_fewest_outstanding_and_ties_take_turns() -> None:
     async def scenario() -> None:
-        a, b, c = Scripted("a"), Scripted("b"), Scripted("c")
-        fleet = FleetBackend([("http://a/v1", a), ("http://b/v1", b), ("http://c/v1", c)])
+        fleet, (a, b, c) = _fleet("abc")
         # no call outstanding anywhere: three calls in a row go to three endpoints
         answers = [(await fleet.generate(_request(i))).text for i in range(6)]
         assert sorted(answers) == ["a", "a", "b", "b", "c", "c"]
@@ -97,30 +112,25 @@ def test_calls_go_to_the_endpoint_with_fewest_outstanding_and_ties_take_turns() 
 
 def test_consecutive_transport_faults_drain_and_a_probe_brings_the_endpoint_back() -> None:
     async def scenario() -> None:
-        a, b = Scripted("a"), Scripted("b")
-        fleet = FleetBackend(
-            [("http://a/v1", a), ("http://b/v1", b)], drain_after=3, probe_after_s=0.01
-        )
+        now = [0.0]
+        fleet, (a, _) = _fleet("ab", drain_after=3, probe_after_s=0.01, clock=lambda: now[0])
         a.fail, a.up = _server_error, False
-        sent_to_a = 0
-        for i in range(40):
-            try:
-                assert (await fleet.generate(_request(i))).text == "b"
-            except TransientBackendError:
-                sent_to_a += 1
-        assert sent_to_a == 3  # drained after 3 faults in a row; the rest went to b
+        answers = [await _text_or_fault(fleet, i) for i in range(40)]
+        # drained after 3 faults in a row (those sent to a); the rest went to b
+        assert answers.count("fault") == 3 and answers.count("b") == 37
         (stats_a, stats_b) = fleet.endpoint_stats()
         assert stats_a.drained == 1 and stats_a.drained_now
         assert stats_a.failed == 3 and stats_a.failed_by_kind == {"server_error": 3}
         assert stats_b.succeeded == 37
         await _until(lambda: a.pings >= 2)  # probed again while it stays down
         assert fleet.endpoint_stats()[0].drained_now
+        now[0] = 7.5  # drained at 0 s, and back once a probe answers at 7.5 s
         a.fail, a.up = None, True
         await _until(lambda: not fleet.endpoint_stats()[0].drained_now)
         answers = [(await fleet.generate(_request(i))).text for i in range(4)]
         assert answers.count("a") == 2  # it serves again, taking its turn
         stats_a = fleet.endpoint_stats()[0]
-        assert stats_a.drained == 1 and stats_a.drained_s > 0
+        assert stats_a.drained == 1 and stats_a.drained_s == 7.5
         await fleet.aclose()
 
     asyncio.run(scenario())
@@ -128,8 +138,7 @@ def test_consecutive_transport_faults_drain_and_a_probe_brings_the_endpoint_back
 
 def test_faults_of_the_request_not_the_server_never_drain() -> None:
     async def scenario() -> None:
-        a, b = Scripted("a"), Scripted("b")
-        fleet = FleetBackend([("http://a/v1", a), ("http://b/v1", b)], drain_after=2)
+        fleet, (a, _) = _fleet("ab", drain_after=2)
         kinds = ["server_error", "malformed", "server_error", "rate_limit", "timeout", "empty"]
         for kind in kinds:
             a.fail = lambda kind=kind: TransientBackendError(kind)
@@ -151,22 +160,14 @@ def test_faults_of_the_request_not_the_server_never_drain() -> None:
 
 def test_with_every_endpoint_drained_calls_still_go_out_and_an_answer_rejoins() -> None:
     async def scenario() -> None:
-        a, b = Scripted("a"), Scripted("b")
-        fleet = FleetBackend(
-            [("http://a/v1", a), ("http://b/v1", b)], drain_after=1, probe_after_s=60
-        )
+        fleet, (a, b) = _fleet("ab", drain_after=1, probe_after_s=60)
         a.fail = b.fail = _server_error
         for i in range(2):
             with pytest.raises(TransientBackendError):
                 await fleet.generate(_request(i))
         assert all(s.drained_now for s in fleet.endpoint_stats())
         b.fail = None
-        answers = []
-        for i in range(3):
-            try:
-                answers.append((await fleet.generate(_request(i))).text)
-            except TransientBackendError:
-                answers.append("fault")
+        answers = [await _text_or_fault(fleet, i) for i in range(3)]
         assert "b" in answers
         assert [s.drained_now for s in fleet.endpoint_stats()] == [True, False]
         await fleet.aclose()
@@ -176,12 +177,7 @@ def test_with_every_endpoint_drained_calls_still_go_out_and_an_answer_rejoins() 
 
 def test_the_wrapper_retries_a_drained_endpoints_requests_on_the_others() -> None:
     async def scenario() -> None:
-        a, b, c = Scripted("a"), Scripted("b"), Scripted("c")
-        fleet = FleetBackend(
-            [("http://a/v1", a), ("http://b/v1", b), ("http://c/v1", c)],
-            drain_after=2,
-            probe_after_s=60,
-        )
+        fleet, (_, _, c) = _fleet("abc", drain_after=2, probe_after_s=60)
         c.fail, c.up = (lambda: ConnectionResetError("reset")), False
         retry = RetryPolicy(max_attempts=3, base_delay_s=0.0, jitter=0.0)
         model = ResilientModel(fleet, max_concurrency=6, retry=retry)
@@ -202,8 +198,7 @@ def test_the_wrapper_retries_a_drained_endpoints_requests_on_the_others() -> Non
 def test_a_call_cut_by_the_timeout_counts_as_a_timeout_of_its_endpoint() -> None:
     async def scenario() -> None:
         now = [0.0]
-        a = Scripted("a")
-        fleet = FleetBackend([("http://a/v1", a)], clock=lambda: now[0])
+        fleet, (a,) = _fleet("a", clock=lambda: now[0])
         fleet.call_timeout_s = 10.0
         a.gate = asyncio.Event()
         for elapsed in (10.0, 1.0):  # cut by the timeout, then cancelled early
@@ -221,8 +216,7 @@ def test_a_call_cut_by_the_timeout_counts_as_a_timeout_of_its_endpoint() -> None
 
 def test_mark_down_drains_until_a_probe_answers() -> None:
     async def scenario() -> None:
-        a, b = Scripted("a"), Scripted("b")
-        fleet = FleetBackend([("http://a/v1", a), ("http://b/v1", b)], probe_after_s=0.01)
+        fleet, (a, _) = _fleet("ab", probe_after_s=0.01)
         a.up = False
         fleet.mark_down("http://a/v1")
         assert [(await fleet.generate(_request(i))).text for i in range(4)] == ["b"] * 4

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import random
-import signal
-import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
+from _kill import kill_when, rows_now, run_in_process
 from gasp.store import RunStore
 
 SCRIPT = """
@@ -47,44 +45,13 @@ def _keys_and_texts(path: Path) -> dict[tuple[str, str, str, int], str]:
     }
 
 
-def _rows_now(path: Path) -> int:
-    if not path.exists():
-        return 0
-    conn = sqlite3.connect(path)
-    try:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
-    except sqlite3.OperationalError:  # killed before the schema was committed
-        return 0
-    finally:
-        conn.close()
-
-
-def _kill_when(proc: subprocess.Popen[bytes], path: Path, rows: int, extra_s: float) -> None:
-    """SIGKILL ``proc`` once ``path`` holds ``rows`` samples, ``extra_s`` later."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        if _rows_now(path) >= rows:
-            break
-        time.sleep(0.01)
-    time.sleep(extra_s)
-    proc.send_signal(signal.SIGKILL)
-    proc.communicate(timeout=60)
-
-
 def test_sigkill_at_random_moments_then_resume_gives_exactly_the_planned_samples(
     tmp_path: Path,
 ) -> None:
     script = tmp_path / "run.py"
     script.write_text(SCRIPT)
     reference = tmp_path / "reference.sqlite"
-    namespace: dict[str, object] = {}
-    sys_argv = sys.argv
-    try:
-        sys.argv = ["run.py", str(reference)]
-        exec(compile(SCRIPT, "run.py", "exec"), namespace)  # the same run, in process
-    finally:
-        sys.argv = sys_argv
+    run_in_process(SCRIPT, str(reference))  # the same run, in process
     expected = _keys_and_texts(reference)
     assert len(expected) > 100
 
@@ -92,15 +59,15 @@ def test_sigkill_at_random_moments_then_resume_gives_exactly_the_planned_samples
     killed = tmp_path / "killed.sqlite"
     partial_counts = []
     for _ in range(3):
-        stored = _rows_now(killed)
+        stored = rows_now(killed)
         target = stored + rng.randint(1, (len(expected) - stored) // 3)
         proc = subprocess.Popen(
             [sys.executable, str(script), str(killed)],
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        _kill_when(proc, killed, target, rng.uniform(0.0, 0.05))
-        partial_counts.append(_rows_now(killed))
+        kill_when(proc, killed, target, rng.uniform(0.0, 0.05))
+        partial_counts.append(rows_now(killed))
     # every kill landed in the middle of generation
     assert all(0 < c < len(expected) for c in partial_counts), partial_counts
     result = _run(script, killed)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from gasp.cli import main
+from _cli import gasp_exit_code
 from gasp.results import AuditResults
 from gasp.studies.more_of_the_same.report import _sizing as sizing
 
@@ -63,12 +62,9 @@ def test_a_quick_run_with_nothing_to_cluster_says_why_in_the_report(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
-    args = ["gasp", "run", "-m", "mock/constant", "--quick", "--n", "2", "--out", str(out),
+    args = ["run", "-m", "mock/constant", "--quick", "--n", "2", "--out", str(out),
             "--bootstrap", "0", "--permutations", "0"]  # fmt: skip
-    monkeypatch.setattr(sys, "argv", args)
-    with pytest.raises(SystemExit) as exc:
-        main()
-    assert exc.value.code in (0, None)
+    assert gasp_exit_code(monkeypatch, *args) == 0
     captured = capsys.readouterr()
     assert "nothing to cluster" in captured.err
     page = (out / "report" / "report.html").read_text(encoding="utf-8")

@@ -203,11 +203,7 @@ def test_marked_personas_study_fdr_over_every_comparison(tmp_path: Path) -> None
                 text = " ".join(words)
                 rows.append({"text": text, "prompt": "Describe.", "race": race, "gender": gender})
     frame = pd.DataFrame(rows)
-    results = {
-        scope: analyze_frame(frame, study, {"fdr_scope": scope})
-        for scope in ("study", "comparison")
-    }
-    study_run = results["study"]
+    study_run = analyze_frame(frame, study, {"fdr_scope": "study"})
     assert study_run.meta["settings"]["fdr"] == 0.05
     marked = study_run["persona_marked_words"]
     assert "planted" in set(marked.loc[marked["group"] == "Black", "word"])
