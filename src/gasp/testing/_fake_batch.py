@@ -26,6 +26,7 @@ from __future__ import annotations
 import collections
 import json
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
@@ -37,9 +38,15 @@ ENDPOINT = "/v1/chat/completions"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
 
 
-def _error(status: int, message: str) -> web.Response:
-    body = {"error": {"message": message, "type": "invalid_request_error", "code": None}}
-    return web.json_response(body, status=status)
+def error_reply(
+    status: int,
+    message: str,
+    code: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> web.Response:
+    """An OpenAI-style error answer."""
+    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
+    return web.json_response(body, status=status, headers=headers)
 
 
 class FakeBatchAPI:
@@ -76,10 +83,10 @@ class FakeBatchAPI:
     def _refuse(self, request: web.Request) -> web.Response | None:
         """The error answer to a call without the key, or to one of the ``unavailable``."""
         if not self._server._authorized(request):
-            return _error(401, "Incorrect API key provided.")
+            return error_reply(401, "Incorrect API key provided.")
         if self.unavailable > 0:
             self.unavailable -= 1
-            return _error(503, "The server is overloaded.")
+            return error_reply(503, "The server is overloaded.")
         return None
 
     # -- files
@@ -91,7 +98,7 @@ class FakeBatchAPI:
         form = await request.post()
         upload = form.get("file")
         if form.get("purpose") != "batch" or not isinstance(upload, web.FileField):
-            return _error(400, "A file with purpose 'batch' is required.")
+            return error_reply(400, "A file with purpose 'batch' is required.")
         data = upload.file.read()
         self.uploads += 1
         file_id = f"file-{len(self.files) + 1}"
@@ -115,7 +122,7 @@ class FakeBatchAPI:
             return refused
         data = self.files.get(request.match_info["file_id"])
         if data is None:
-            return _error(404, "No such file.")
+            return error_reply(404, "No such file.")
         return web.Response(body=data, content_type="application/octet-stream")
 
     # -- batches
@@ -127,9 +134,9 @@ class FakeBatchAPI:
         body = await request.json()
         data = self.files.get(str(body.get("input_file_id")))
         if data is None:
-            return _error(404, "No such input file.")
+            return error_reply(404, "No such input file.")
         if body.get("endpoint") != ENDPOINT or body.get("completion_window") != "24h":
-            return _error(400, "Unsupported endpoint or completion window.")
+            return error_reply(400, "Unsupported endpoint or completion window.")
         self.submissions += 1
         batch_id = f"batch_{len(self.batches) + 1}"
         lines, problem = self._parse(data)
@@ -197,7 +204,7 @@ class FakeBatchAPI:
             return refused
         batch = self.batches.get(request.match_info["batch_id"])
         if batch is None:
-            return _error(404, "No such batch.")
+            return error_reply(404, "No such batch.")
         self.polls += 1
         if batch["status"] not in TERMINAL:
             self._polled[batch["id"]] += 1
@@ -213,7 +220,7 @@ class FakeBatchAPI:
             return refused
         batch = self.batches.get(request.match_info["batch_id"])
         if batch is None:
-            return _error(404, "No such batch.")
+            return error_reply(404, "No such batch.")
         if batch["status"] not in TERMINAL:
             self._finish(batch, "cancelled", None)
         return web.json_response(batch)
@@ -277,11 +284,7 @@ class FakeBatchAPI:
         server = self._server
         messages = body.get("messages") or []
         prompt = str(messages[-1]["content"]) if messages else ""
-        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
-        text, finish = server._generate(prompt, body.get("seed"), max_tokens)
-        top = server._top(body, False)
-        if top is not None:
-            text, finish = next(iter(server.logprobs), ""), "length"
+        text, finish, top = server._reply_text(prompt, body, legacy=False)
         answer = server._completion(str(body.get("model")), prompt, text, finish)
         if top is not None:
             answer["choices"][0]["logprobs"] = server._chat_logprobs(text, top)

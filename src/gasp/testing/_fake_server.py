@@ -40,7 +40,7 @@ import numpy as np
 from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
-from gasp.testing._fake_batch import FakeBatchAPI
+from gasp.testing._fake_batch import FakeBatchAPI, error_reply
 
 FAULT_KINDS = (
     "rate_limit",
@@ -84,11 +84,6 @@ DEFAULT_TOP_LOGPROBS: Mapping[str, float] = {
 
 def _default_text(prompt: str, rng: np.random.Generator) -> str:
     return persona_text(prompt, rng, PersonaMix())
-
-
-def _error(status: int, message: str, code: str, headers: Mapping[str, str] | None = None) -> Any:
-    body = {"error": {"message": message, "type": "invalid_request_error", "code": code}}
-    return web.json_response(body, status=status, headers=headers)
 
 
 class FakeOpenAIServer:
@@ -263,7 +258,7 @@ class FakeOpenAIServer:
 
     async def _list_models(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
-            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+            return error_reply(401, "Incorrect API key provided.", "invalid_api_key")
         names = self.models or ("fake-model",)
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "gasp"} for n in names]
         return web.json_response({"object": "list", "data": data})
@@ -289,7 +284,7 @@ class FakeOpenAIServer:
 
     async def _answer(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
-            return _error(401, "Incorrect API key provided.", "invalid_api_key")
+            return error_reply(401, "Incorrect API key provided.", "invalid_api_key")
         legacy = request.path.endswith("/v1/completions")
         try:
             body = await request.json()
@@ -300,21 +295,21 @@ class FakeOpenAIServer:
                 prompt = str(messages[-1]["content"]) if messages else ""
             model = str(body["model"])
         except (ValueError, KeyError, TypeError, IndexError):
-            return _error(400, "Invalid request body.", "invalid_request")
+            return error_reply(400, "Invalid request body.", "invalid_request")
         with self._lock:
             self.bodies.append(body)
         if self.models is not None and model not in self.models:
-            return _error(404, f"The model `{model}` does not exist.", "model_not_found")
+            return error_reply(404, f"The model `{model}` does not exist.", "model_not_found")
         fault = self._draw_fault()
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
         if fault == "rate_limit":
             headers = {"Retry-After": f"{self.retry_after_s:g}"}
-            return _error(429, "Rate limit reached.", "rate_limit_exceeded", headers)
+            return error_reply(429, "Rate limit reached.", "rate_limit_exceeded", headers)
         if fault == "server_error":
-            return _error(500, "The server had an error.", "server_error")
+            return error_reply(500, "The server had an error.", "server_error")
         if fault == "unavailable":
-            return _error(503, "The server is overloaded.", "unavailable")
+            return error_reply(503, "The server is overloaded.", "unavailable")
         if fault == "connection":
             if request.transport is not None:
                 request.transport.abort()
@@ -325,11 +320,7 @@ class FakeOpenAIServer:
             )
         if fault == "timeout":
             await asyncio.sleep(self.hang_s)
-        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
-        text, finish = self._generate(prompt, body.get("seed"), max_tokens)
-        top = self._top(body, legacy)
-        if top is not None:
-            text, finish = next(iter(self.logprobs), ""), "length"
+        text, finish, top = self._reply_text(prompt, body, legacy)
         if fault in {"empty", "content_filter"}:
             text = ""
             finish = "content_filter" if fault == "content_filter" else "stop"
@@ -346,6 +337,19 @@ class FakeOpenAIServer:
         elif top is not None:
             answer["choices"][0]["logprobs"] = self._chat_logprobs(text, top)
         return web.json_response(answer)
+
+    def _reply_text(
+        self, prompt: str, body: Mapping[str, Any], legacy: bool
+    ) -> tuple[str, str, int | None]:
+        """The answer's text, finish reason and top log-probabilities asked (faults aside).
+
+        Asked for log-probabilities, the server answers its table's first entry."""
+        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 256)
+        text, finish = self._generate(prompt, body.get("seed"), max_tokens)
+        top = self._top(body, legacy)
+        if top is not None:
+            text, finish = next(iter(self.logprobs), ""), "length"
+        return text, finish, top
 
     def _top(self, body: Mapping[str, Any], legacy: bool) -> int | None:
         """How many top log-probabilities the request asks for (None: none)."""
