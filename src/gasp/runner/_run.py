@@ -218,10 +218,9 @@ def item_records(plan: StudyPlan) -> list[ItemRecord]:
 def _make_backend(model: str | ModelBackend, opts: RunOptions) -> ModelBackend:
     if not isinstance(model, str):
         return model
-    urls = opts.endpoint_urls()
     return resolve_backend(
         model,
-        base_url=urls[0] if len(urls) == 1 else urls,
+        base_url=opts.endpoint_urls(),
         api_key_env=opts.api_key_env,
         options=opts.backend_options,
     )
