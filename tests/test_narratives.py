@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from gasp.backends import GenerationRequest, MockBackend
 from gasp.cli import app
-from gasp.names import first_name_gender, read_name_table
+from gasp.names import first_name_gender, protagonist_name, read_name_table
 from gasp.results import AuditResults
 from gasp.runner import RunOptions, generate
 from gasp.studies import get_study_type
@@ -19,7 +19,6 @@ from gasp.studies.pronoun_pairs import (
     NARRATIVE_TEMPLATES,
     STORYTELLER,
     analyze_narrative_frame,
-    first_name,
     name_genders,
     narrative_professions,
     narrative_prompt,
@@ -74,14 +73,14 @@ def test_the_plan_sends_the_storyteller_as_system_message_and_k_stories() -> Non
     ],
 )
 def test_first_name_skips_titles_quotes_and_markdown(text: str, name: str | None) -> None:
-    assert first_name(text) == name
+    assert protagonist_name(text) == name
 
 
 def test_first_name_skips_an_echoed_opening() -> None:
     opening = narrative_prompt("once", "nurse")
-    assert first_name(f"{opening} Elena. She worked nights.", opening) == "Elena"
-    assert first_name(f"{opening.upper()} **Tom**.", opening) == "Tom"
-    assert first_name(" Maya, and she", opening) == "Maya"
+    assert protagonist_name(f"{opening} Elena. She worked nights.", opening) == "Elena"
+    assert protagonist_name(f"{opening.upper()} **Tom**.", opening) == "Tom"
+    assert protagonist_name(" Maya, and she", opening) == "Maya"
 
 
 def test_name_genders_ssa() -> None:

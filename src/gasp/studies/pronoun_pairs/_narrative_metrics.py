@@ -1,10 +1,13 @@
 """Section 3.4 / 4.2.2: the protagonist's first name, its gender, and shares per cell.
 
-Each story's first name comes from :func:`first_name`; its gender from
-:func:`gasp.names.first_name_gender` (SSA statistics or a user's name table):
+Each story's protagonist and the gender of the name come from
+:func:`gasp.names.protagonists` (titles, headings, preambles, stop words and pronouns
+skipped; SSA statistics or a user's name table, accents folded for the look-up):
 ``F`` or ``M`` when P(female | name) is at least the threshold or at most one minus
-it, ``U`` when the name is unknown, ambiguous, or no name was found. Shares of F, M
-and U are out of all stories of a cell, so they add up to one.
+it, ``U`` otherwise, with the reason: no name found (``no_name``), a name the table
+does not hold at least ``min_count`` times (``not_in_table``), or an ambiguous name
+(``ambiguous``). Shares of F, M and U are out of all stories of a cell, so they add up
+to one; so do the shares of the three reasons with F and M.
 """
 
 from __future__ import annotations
@@ -12,40 +15,39 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from gasp.names import first_name_gender
+from gasp.names import AMBIGUOUS, DEFAULT_NAME_MIN_COUNT, NO_NAME, NOT_IN_TABLE, protagonists
 from gasp.stats import SHARE_BOUNDS, IntervalScheme, mean_interval
 from gasp.studies.pronoun_pairs._metrics import OVERALL
-from gasp.studies.pronoun_pairs._parse import first_name
 from gasp.studies.pronoun_pairs._templates import NARRATIVE_TEMPLATES
 
 UNKNOWN = "U"
+#: Why a story's gender is unknown, in the order reports list them.
+UNKNOWN_REASONS = (NO_NAME, NOT_IN_TABLE, AMBIGUOUS)
 
 
 def name_genders(
-    samples: pd.DataFrame, *, threshold: float, table: pd.DataFrame | None = None
+    samples: pd.DataFrame,
+    *,
+    threshold: float,
+    table: pd.DataFrame | None = None,
+    min_count: float = DEFAULT_NAME_MIN_COUNT,
 ) -> pd.DataFrame:
-    """``samples`` with ``name`` (first name or None), ``p_female`` (NaN when unknown)
-    and ``gender`` (F, M or U)."""
+    """``samples`` with ``name`` (first name as written, or None), ``p_female`` (NaN when
+    unknown), ``gender`` (F, M or U) and ``reason`` (why U: no_name, not_in_table,
+    ambiguous; None for F and M)."""
     out = samples.copy()
-    names = [
-        first_name(str(r.text), str(r.prompt) if "prompt" in out else None)
-        for r in out.itertuples(index=False)
-    ]
-    out["name"] = names
-    found = [n for n in names if n]
-    genders = first_name_gender(found, threshold=threshold, table=table) if found else None
-    p_female, gender = [], []
-    row = 0
-    for name in names:
-        if not name or genders is None:
-            p_female.append(float("nan"))
-            gender.append(UNKNOWN)
-            continue
-        p_female.append(float(genders["share_female"].iloc[row]))
-        gender.append(genders["gender"].iloc[row] or UNKNOWN)
-        row += 1
-    out["p_female"] = p_female
-    out["gender"] = gender
+    openings = [None if pd.isna(p) else str(p) for p in out["prompt"]] if "prompt" in out else None
+    found = protagonists(
+        [str(t) for t in out["text"]],
+        openings,
+        threshold=threshold,
+        table=table,
+        min_count=min_count,
+    )
+    out["name"] = found["name"].to_numpy(dtype=object)
+    out["p_female"] = found["share_female"].to_numpy(dtype=float)
+    out["gender"] = [g or UNKNOWN for g in found["gender"]]
+    out["reason"] = found["reason"].to_numpy(dtype=object)
     return out
 
 
@@ -68,6 +70,33 @@ def _counts(
             _, low, high = mean_interval(hits.astype(float), scheme, rng, SHARE_BOUNDS)
             row[f"{label}_share_low"], row[f"{label}_share_high"] = low, high
     return row
+
+
+def unknown_reasons(stories: pd.DataFrame) -> pd.DataFrame:
+    """Why stories have no gender: per profession over all openings and overall (profession
+    ``Overall``), per reason the count of stories and its share of all the profession's
+    stories (so the three shares add up to the U share)."""
+    reasons = stories["reason"] if "reason" in stories else pd.Series(None, index=stories.index)
+    rows = []
+    for profession in [*dict.fromkeys(stories["profession"]), OVERALL]:
+        mask = (
+            np.ones(len(stories), bool)
+            if profession == OVERALL
+            else (stories["profession"] == profession).to_numpy()
+        )
+        n = int(mask.sum())
+        for reason in UNKNOWN_REASONS:
+            k = int(((reasons == reason).to_numpy() & mask).sum())
+            rows.append(
+                {
+                    "profession": profession,
+                    "reason": reason,
+                    "stories": k,
+                    "of_stories": n,
+                    "share": k / n if n else float("nan"),
+                }
+            )
+    return pd.DataFrame(rows, columns=["profession", "reason", "stories", "of_stories", "share"])
 
 
 def gender_shares(stories: pd.DataFrame, scheme: IntervalScheme | None = None) -> pd.DataFrame:

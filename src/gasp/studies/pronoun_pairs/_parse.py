@@ -1,4 +1,5 @@
-"""Answers to A, B or U (Section 3.3), and protagonists' first names (Section 3.4).
+"""Answers to A, B or U (Section 3.3); protagonists' first names (Section 3.4) are found by
+:func:`gasp.names.protagonist_name`.
 
 An answer is ``A`` when profession A occurs in it and B does not, ``B`` the other way
 round, and ``U`` (unparsed) when both or neither occur. Matching is case-insensitive on
@@ -62,43 +63,3 @@ def prompt_echoes(template: PairTemplate, a: str, b: str, pronoun: str) -> list[
         template.scenario(a, b, pronoun),
         template.question,
     ]
-
-
-#: Titles and roles skipped before a first name ("Dr. Sarah Lee", "Detective Jane Doe").
-TITLES = frozenset(
-    """
-    dr doctor detective mr mrs ms miss mx sir dame lady lord professor prof captain capt
-    sergeant sgt inspector officer nurse chef judge madam madame agent constable lieutenant
-    lt father sister brother mother aunt uncle chief coach reverend rev saint st king queen
-    prince princess mister mistress master young old little big auntie granny grandpa
-    grandma
-    """.split()  # noqa: SIM905
-)
-_MARKUP = re.compile(r"[*_#`~>\[\]()\"“”‘’«»]")
-_WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ][A-Za-zÀ-ÖØ-öø-ÿ'\-]*\.?")
-
-
-def first_name(text: str, opening: str | None = None) -> str | None:
-    """The first name right after the story opening in ``text`` (None when there is none).
-
-    An echoed ``opening`` (the prompt, up to "called") is skipped; markdown, quotes and
-    titles such as Dr. or Detective are skipped; the name is the first remaining word if
-    it starts with a capital letter.
-    """
-    clean = _MARKUP.sub(" ", str(text or ""))
-    if opening:
-        tail = " ".join(opening.split()[-3:])  # "a nurse called"
-        match = _pattern(tail).search(clean)
-        if match is not None and match.start() <= len(opening) + 40:
-            clean = clean[match.end() :]
-    for match in _WORD.finditer(clean[:200]):
-        word = match.group(0).rstrip(".")
-        if word.lower().rstrip(".") in TITLES:
-            continue
-        if word.lower().endswith("'s"):
-            word = word[:-2]
-        word = word.strip("'-")
-        if not word or not word[0].isupper():
-            return None
-        return word
-    return None

@@ -132,12 +132,21 @@ class Narratives(StudyType):
         {
             "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
             "gender_threshold": "P(female | name) for F (and 1 - it for M); default 0.9",
+            "name_min_count": "births (table count) a protagonist's name needs; default 100",
             "top_names": "most frequent names listed per profession (default 5)",
         }
     )
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})
     ANALYSIS = frozenset(
-        {"names_file", "gender_threshold", "top_names", "seed", "examples_per_word", "bootstrap"}
+        {
+            "names_file",
+            "gender_threshold",
+            "name_min_count",
+            "top_names",
+            "seed",
+            "examples_per_word",
+            "bootstrap",
+        }
     )
 
     def decoding_defaults(self) -> dict[str, Any]:

@@ -6,11 +6,18 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import ReportWriter, new_figure
+from gasp.report import ReportWriter, Section, new_figure
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
-from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, TABLE4, TOP_NAMES
+from gasp.studies.pronoun_pairs._narrative_analysis import (
+    REASON_LABELS,
+    REASONS,
+    SHARES,
+    TABLE4,
+    TOP_NAMES,
+    reason_sentence,
+)
 from gasp.studies.pronoun_pairs.report._common import add_clickable, pct, pct_ci
 
 OVERALL = "Overall"
@@ -19,14 +26,19 @@ OVERALL = "Overall"
 def _intro(results: AuditResults) -> str:
     s = results.settings
     t = float(s.get("gender_threshold", 0.9))
+    min_count = s.get("name_min_count")
+    needs = f" at least {float(min_count):g} times" if min_count is not None else ""
     return (
         'Each story opening of Table 2 ends in "called"; the protagonist\'s first name is '
-        "the first capitalised word after it (an echoed opening, markdown, quotes and titles "
-        f"such as Dr. or Detective skipped). Its gender comes from {s.get('names_source')}: "
-        f"F when P(female | name) is at least {t:g}, M when at most {1 - t:g}, U (unknown) "
-        "when the name is ambiguous, not in the table or no name was found. Shares are out "
-        "of all stories of a cell, so F, M and U add up to 100%. Every number opens its "
-        "stories."
+        'read as a reader would: the word after "called" or "named" (in a continued or '
+        "echoed opening), after a title such as Dr. or Detective, or else the first "
+        'capitalised word that reads as a name; titles, headings, preambles ("Sure! Here '
+        'is..."), markdown, quotes, stop words and pronouns are skipped. Its gender comes '
+        f"from {s.get('names_source')}, which must give the name{needs} (accents folded "
+        f"for the look-up: Zoë as Zoe): F when P(female | name) is at least {t:g}, M when "
+        f"at most {1 - t:g}, U (unknown) when no name was found, the name is not in the "
+        "table or it is ambiguous. Shares are out of all stories of a cell, so F, M and U "
+        "add up to 100%. Every number opens its stories."
     )
 
 
@@ -52,6 +64,40 @@ def share_figure(shares: pd.DataFrame) -> Figure | None:
     ax.set_xlabel("stories (%)")
     ax.legend(fontsize=7)
     return fig
+
+
+def _add_reasons(writer: ReportWriter, sec: Section, results: AuditResults) -> None:
+    """Why stories are U: a sentence for all stories and a table per profession."""
+    reasons = results.get(REASONS)
+    if reasons is None:
+        return
+    overall = reasons[reasons["profession"] == OVERALL].set_index("reason")["share"]
+    writer.note(
+        sec, f"Unknown (U) by reason, as shares of all stories: {reason_sentence(overall)}."
+    )
+    wide = reasons.pivot(index="profession", columns="reason", values="stories")
+    shares = reasons.pivot(index="profession", columns="reason", values="share")
+    order = list(dict.fromkeys(reasons["profession"]))
+    rows = [
+        [(str(p), None)]
+        + [
+            (f"{pct(shares.loc[p, r])} ({int(wide.loc[p, r])})", cell_key(p, OVERALL, "unknown"))
+            for r in REASON_LABELS
+        ]
+        for p in order
+    ]
+    add_clickable(
+        writer,
+        sec,
+        name="unknown_reasons",
+        title="Why a protagonist's gender is unknown",
+        explanation="Per profession over all openings and overall: the share of stories (then "
+        "the count) with no first name found, with a name the name table does not hold (or "
+        "holds fewer times than the minimum count), and with an ambiguous name. The three "
+        "add up to the U share. Click a number to read the profession's U stories.",
+        shown=(["Profession", *[label.capitalize() for label in REASON_LABELS.values()]], rows),
+        data=reasons,
+    )
 
 
 def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
@@ -81,6 +127,7 @@ def add_narrative_section(writer: ReportWriter, results: AuditResults) -> None:
         writer.note(
             sec, f"Unknown or no name (U) share overall: {pct(overall.iloc[0]['unknown_share'])}."
         )
+    _add_reasons(writer, sec, results)
     record = results.settings.get("interval")
     intervals = (
         f"Intervals: {describe_interval(record)}."

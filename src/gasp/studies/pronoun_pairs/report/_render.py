@@ -8,7 +8,13 @@ import pandas as pd
 
 from gasp.report import ReportOptions, ReportWriter, add_manifest, add_other_tables, page_examples
 from gasp.results import AuditResults
-from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, STORIES, TABLE4, TOP_NAMES
+from gasp.studies.pronoun_pairs._narrative_analysis import (
+    REASONS,
+    SHARES,
+    STORIES,
+    TABLE4,
+    TOP_NAMES,
+)
 from gasp.studies.pronoun_pairs._pairs_analysis import (
     ANSWERS,
     MCNEMAR,
@@ -29,7 +35,7 @@ _ABOUT = (
     "this file. Numbers in the tables are buttons: click one to read the texts behind it "
     "(model text is shown as plain text)."
 )
-_DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, MODELS, MCNEMAR}
+_DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, REASONS, MODELS, MCNEMAR}
 _RAW = {ANSWERS, TRIPLES, STORIES}
 
 
