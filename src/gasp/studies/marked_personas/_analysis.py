@@ -33,6 +33,7 @@ from gasp.stats import chance_table as chance_table_of
 from gasp.studies.marked_personas._jsd import jsd_top_words
 from gasp.studies.marked_personas._lexicons import (
     COUNTINGS,
+    DEFAULT_COUNTING,
     lexicon_rates,
     race_lexicons,
     resilience,
@@ -59,6 +60,8 @@ class Settings:
     refusal_patterns: tuple[str, ...] = ("language model",)
     exclude_refusals: bool = False
     lexicon_axis: str = "race"
+    lexicon_counting: str = DEFAULT_COUNTING
+    resilience_counting: str = "words"
     interval_draws: int = 1000
     interval_seed: int = 0
 
@@ -260,12 +263,22 @@ def _lexicons(
     )
     return {
         "lexicon_rates": rates[
-            ["counting", "lexicon", "group", "n", "mean_pct", "se_pct", "low_pct", "high_pct"]
+            [
+                "counting",
+                "lexicon",
+                "group",
+                "n",
+                "mean_pct",
+                "se_pct",
+                "se_sd",
+                "low_pct",
+                "high_pct",
+            ]
         ],
         "lexicon_words": presence[
             ["lexicon", "word", "group", "n", "share_containing", "per_text", "occurrences"]
         ],
-        "resilience": resilience(texts, frame["group"].tolist()),
+        "resilience": resilience(texts, frame["group"].tolist(), s.resilience_counting),
     }
 
 

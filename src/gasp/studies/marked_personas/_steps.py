@@ -26,6 +26,11 @@ from gasp.studies.marked_personas._frame import (
     refusal_table,
     store_frame,
 )
+from gasp.studies.marked_personas._lexicons import (
+    COUNTINGS,
+    DEFAULT_COUNTING,
+    RESILIENCE_COUNTINGS,
+)
 from gasp.studies.marked_personas._model import (
     KINDS,
     STUDY_KIND,
@@ -79,7 +84,20 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     fdr = study_fdr_level(fdr, scope)
     if scope not in (None, *FDR_SCOPES):
         raise ConfigError(f"fdr_scope must be one of {', '.join(FDR_SCOPES)}, got {scope!r}")
+    counting = str(options.get("lexicon_counting") or DEFAULT_COUNTING)
+    if counting not in COUNTINGS:
+        raise ConfigError(
+            f"lexicon_counting must be one of {', '.join(COUNTINGS)}, got {counting!r}"
+        )
+    resilient = str(options.get("resilience_counting") or "words")
+    if resilient not in RESILIENCE_COUNTINGS:
+        raise ConfigError(
+            f"resilience_counting must be one of {', '.join(RESILIENCE_COUNTINGS)}, "
+            f"got {resilient!r}"
+        )
     return Settings(
+        lexicon_counting=counting,
+        resilience_counting=resilient,
         threshold=1.96 if threshold is None else float(threshold),
         fdr=None if fdr is None else float(fdr),
         fdr_scope=str(scope or "comparison"),

@@ -27,6 +27,10 @@ STUDY_OPTIONS: dict[str, str] = {
     "min_df": "minimum document frequency of SVM features (default 0.001)",
     "refusal_patterns": "'|'-separated, case-insensitive refusal patterns ('language model')",
     "exclude_refusals": "leave refusals out of every analysis (default false)",
+    "lexicon_counting": "stereotype lexicon rates in the figures: tokens (whole words, "
+    "default) or authors (the authors' formula: substrings after punctuation is removed)",
+    "resilience_counting": "'resilient'/'resilience': words (whole words, default) or "
+    "substrings (as the authors counted: 'resiliently' too)",
     "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
 }
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.

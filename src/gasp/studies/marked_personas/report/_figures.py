@@ -16,9 +16,10 @@ def _pair(groups: list[str]) -> list[str]:
     return ["Black", "White"] if {"Black", "White"} <= set(groups) else groups
 
 
-def figure_lexicon_rates(rates: pd.DataFrame) -> Figure | None:
-    """Figure 1: mean % of words in the Black and White lexicons, per group, with SE."""
-    data = rates[rates["counting"] == "authors"]
+def figure_lexicon_rates(rates: pd.DataFrame, counting: str = "tokens") -> Figure | None:
+    """Figure 1: mean % of words in the Black and White lexicons, per group, with SE
+    (rates of one ``counting``)."""
+    data = rates[rates["counting"] == counting]
     if data.empty:
         return None
     lexicons = _pair(list(dict.fromkeys(data["lexicon"])))
@@ -86,9 +87,9 @@ def figure_resilience(table: pd.DataFrame) -> Figure | None:
     return fig
 
 
-def figure_lexicon_matrix(rates: pd.DataFrame) -> Figure | None:
+def figure_lexicon_matrix(rates: pd.DataFrame, counting: str = "tokens") -> Figure | None:
     """Figure A1: mean % of each lexicon's words in each group's texts (heat map)."""
-    data = rates[rates["counting"] == "authors"]
+    data = rates[rates["counting"] == counting]
     if data.empty:
         return None
     pivot = data.pivot_table(index="lexicon", columns="group", values="mean_pct", sort=False)

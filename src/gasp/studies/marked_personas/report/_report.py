@@ -9,6 +9,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from gasp.io import locate_run
 from gasp.report import (
     ReportOptions,
@@ -30,6 +32,29 @@ from gasp.studies.marked_personas.report._figures import (
 )
 
 _KIND_TITLES = {"persona": "Personas", "story": "Stories"}
+
+
+_COUNTING_TEXT = {
+    "tokens": "counted as whole words (tokens of the lowercased text without punctuation; "
+    "a hyphenated entry such as family-oriented matches familyoriented)",
+    "authors": "counted as the authors did (substrings of the lowercased text without "
+    "punctuation, over its pieces between single spaces)",
+}
+_RESILIENCE_TEXT = {
+    "words": "whole words",
+    "substrings": "substrings of the lowercased text, as the authors counted: "
+    '"resiliently" counts as "resilient"',
+}
+
+
+def _se_text(rates: pd.DataFrame, counting: str) -> str:
+    """How the standard errors of ``counting`` were computed (population or sample SD)."""
+    sds = set(rates.loc[rates["counting"] == counting, "se_sd"]) if "se_sd" in rates else set()
+    if sds == {"population"}:
+        return "population SD / sqrt(n) (the authors' np.std)"
+    if sds == {"sample"}:
+        return "sample SD (n - 1) / sqrt(n)"
+    return "SD / sqrt(n)"
 
 
 def _intro(settings: Mapping[str, Any]) -> str:
@@ -170,27 +195,31 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
     rates = results.get(f"{kind}_lexicon_rates")
     words = results.get(f"{kind}_lexicon_words")
     if rates is not None:
+        counting = str(settings.get("lexicon_counting") or "authors")
         writer.figure(
             sec,
             f"{kind}_figure1",
-            figure_lexicon_rates(rates),
+            figure_lexicon_rates(rates, counting),
             "Figure 1: stereotype lexicon words per group",
             "Mean percentage of the words of a text that are in the Black and White stereotype "
-            "lexicons of Ghavami and Peplau (2013), counted as the authors did (substrings of "
-            "the lowercased text over whitespace tokens); error bars: standard error.",
+            f"lexicons of Ghavami and Peplau (2013), {_COUNTING_TEXT.get(counting, counting)}; "
+            f"error bars: standard error, {_se_text(rates, counting)}.",
         )
         writer.figure(
             sec,
             f"{kind}_figureA1",
-            figure_lexicon_matrix(rates),
+            figure_lexicon_matrix(rates, counting),
             "Figure A1: every lexicon in every group",
-            "Mean percentage of words in each ethnic group's stereotype lexicon, per group.",
+            "Mean percentage of words in each ethnic group's stereotype lexicon, per group, "
+            f"{_COUNTING_TEXT.get(counting, counting)}.",
         )
         table(
             "lexicon_rates",
             "Stereotype lexicon rates",
-            "Both countings: 'authors' (substrings) and 'tokens' (whole words); percent, "
-            "with standard error; low_pct and high_pct: "
+            "Both countings: 'tokens' (whole words) and 'authors' (the authors' formula: "
+            "substrings of the lowercased text without punctuation over its pieces between "
+            "spaces); percent, with standard error (se_sd: 'population' is the authors' "
+            "np.std / sqrt(n), 'sample' the SD with n - 1); low_pct and high_pct: "
             + _interval_text(settings, "texts of the group")
             + ".",
             True,
@@ -218,7 +247,9 @@ def _add_kind(writer: ReportWriter, results: AuditResults, kind: str) -> None:
             f"{kind}_figure3",
             figure_resilience(res),
             'Figure 3: "resilient" and "resilience"',
-            "Percentage of texts of each group containing either word (whole words).",
+            "Percentage of texts of each group containing either word ("
+            + _RESILIENCE_TEXT.get(str(settings.get("resilience_counting") or "words"), "")
+            + ").",
         )
         table(
             "resilience",
