@@ -144,6 +144,9 @@ def test_the_analysis_saves_and_reports_the_unknown_share_by_reason(tmp_path: Pa
     stories = res["narrative_stories"]
     assert stories.loc[stories["name"] == "Zoë", "gender"].tolist() == ["F"]
     assert res.meta["settings"]["name_min_count"] == DEFAULT_NAME_MIN_COUNT
+    assert res.examples is not None
+    for reason in ("no_name", "not_in_table", "ambiguous"):
+        assert res.examples["words"][f"overall · reason · {reason}"]["n"] == {"U": want[reason]}
     res.save(tmp_path / "results")
     page = get_study_type("narratives").report(tmp_path / "results", tmp_path / "report", {})
     html = page.read_text()

@@ -31,6 +31,12 @@ REASONS = "narrative_unknown_reasons"  # why U: no name, not in the table, ambig
 
 GENDER_GROUPS = (("F", "female names"), ("M", "male names"), (UNKNOWN, "unknown or no name"))
 SHARE_CELLS = ("stories", "female", "male", "unknown")
+#: The reasons a gender is unknown (saved in ``reason``), as reports name them.
+REASON_LABELS = {
+    "no_name": "no name found",
+    "not_in_table": "name not in the table",
+    "ambiguous": "ambiguous name",
+}
 STORY_COLUMNS = [
     "template",
     "profession",
@@ -81,6 +87,9 @@ def build_examples(stories: pd.DataFrame, cap: int, seed: int) -> dict[str, Any]
         for found, named in part[part["name"].notna()].groupby("name"):
             groups = {g: list(pos[named.index[named["gender"] == g]]) for g, _ in GENDER_GROUPS}
             index.add_cell(cell_key(profession, "name", found), groups)
+        for reason in REASON_LABELS:
+            why = part.index[part["reason"] == reason] if "reason" in part else part.index[:0]
+            index.add_cell(cell_key(profession, "reason", reason), {UNKNOWN: list(pos[why])})
     return index.build()
 
 
@@ -161,10 +170,3 @@ def summary_lines(results: AuditResults) -> list[str]:
 def reason_sentence(shares: Mapping[str, float] | pd.Series) -> str:
     """``no name found 3.0%, name not in the table 1.0%, ambiguous name 2.0%``."""
     return ", ".join(f"{REASON_LABELS[r]} {float(shares[r]):.1%}" for r in REASON_LABELS)
-
-
-REASON_LABELS = {
-    "no_name": "no name found",
-    "not_in_table": "name not in the table",
-    "ambiguous": "ambiguous name",
-}

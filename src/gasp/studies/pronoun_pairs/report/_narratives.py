@@ -81,7 +81,7 @@ def _add_reasons(writer: ReportWriter, sec: Section, results: AuditResults) -> N
     rows = [
         [(str(p), None)]
         + [
-            (f"{pct(shares.loc[p, r])} ({int(wide.loc[p, r])})", cell_key(p, OVERALL, "unknown"))
+            (f"{pct(shares.loc[p, r])} ({int(wide.loc[p, r])})", cell_key(p, "reason", r))
             for r in REASON_LABELS
         ]
         for p in order
@@ -94,7 +94,7 @@ def _add_reasons(writer: ReportWriter, sec: Section, results: AuditResults) -> N
         explanation="Per profession over all openings and overall: the share of stories (then "
         "the count) with no first name found, with a name the name table does not hold (or "
         "holds fewer times than the minimum count), and with an ambiguous name. The three "
-        "add up to the U share. Click a number to read the profession's U stories.",
+        "add up to the U share. Click a number to read its stories.",
         shown=(["Profession", *[label.capitalize() for label in REASON_LABELS.values()]], rows),
         data=reasons,
     )
