@@ -23,7 +23,8 @@ PAIRS_VIEWER = ViewerText(
     not_associated="",
     lookup="",
 )
-#: The text viewer of the narrative test: a number opens the stories it counts.
+#: The text viewer of the narrative test: a number opens the stories it counts (the line
+#: above a story names the protagonist and the gender of the name; the tabs group by it).
 NARRATIVE_VIEWER = ViewerText(
     title="Stories behind \u201c{key}\u201d",
     summary="The stories this number counts, by the gender of the protagonist's name (F: "
@@ -33,7 +34,7 @@ NARRATIVE_VIEWER = ViewerText(
     template="opening",
     named="",
     not_named="",
-    associated="gender of the name",
+    associated="",
     not_associated="",
     lookup="",
 )
