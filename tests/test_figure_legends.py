@@ -41,7 +41,8 @@ def _collection_boxes(coll: Collection) -> Iterator[Bbox]:
             yield path.transformed(coll.get_transform()).get_extents()
         return
     offsets = coll.get_offset_transform().transform(np.asarray(coll.get_offsets(), dtype=float))
-    sizes = coll.get_sizes() if len(coll.get_sizes()) else np.array([36.0])
+    given = np.asarray(getattr(coll, "get_sizes", lambda: [])(), dtype=float)
+    sizes = given if len(given) else np.array([36.0])
     pad = float(np.sqrt(sizes.max())) * coll.figure.dpi / 72 / 2
     for x, y in offsets[np.isfinite(offsets).all(axis=1)]:
         yield Bbox([[x - pad, y - pad], [x + pad, y + pad]])
@@ -75,8 +76,8 @@ def legend_clashes(fig: Figure) -> list[Bbox]:
     FigureCanvasAgg(fig)
     fig.set_dpi(130)
     fig.canvas.draw()
-    legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
-    legends = [leg for leg in legends if leg is not None]
+    found = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+    legends = [leg for leg in found if leg is not None]
     assert legends, "the figure has no legend to check"
     renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     boxes = data_boxes(fig)
