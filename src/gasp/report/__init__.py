@@ -9,7 +9,7 @@ associates genders.
 """
 
 from gasp.report import rules
-from gasp.report._figures import new_figure, save_figure
+from gasp.report._figures import new_figure, outside_legend, save_figure
 from gasp.report._html import (
     Section,
     TableStyle,
@@ -28,6 +28,7 @@ from gasp.report._index import INDEX_FILE, IndexEntry, write_index
 from gasp.report._options import REPORT_FILE, ReportOptions
 from gasp.report._probe_page import ProbeView, probe_page
 from gasp.report._sections import add_manifest, add_other_tables, page_examples
+from gasp.report._viewer import ViewerText
 from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "ReportWriter",
     "Section",
     "TableStyle",
+    "ViewerText",
     "add_manifest",
     "add_other_tables",
     "colour_scale",
@@ -50,6 +52,7 @@ __all__ = [
     "key_value_table",
     "layout_style",
     "new_figure",
+    "outside_legend",
     "page_examples",
     "page_shell",
     "probe_page",

@@ -1,6 +1,7 @@
 """Figure files of the report: a matplotlib figure saved as PNG and SVG (no pyplot state).
 
-Study sections draw their figures with :func:`new_figure` and write them with
+Study sections draw their figures with :func:`new_figure`, give them a legend with
+:func:`outside_legend` (above the axes, where it cannot cover data) and write them with
 :func:`save_figure`, which returns the PNG bytes for embedding in the page.
 """
 
@@ -12,6 +13,7 @@ from typing import Any
 
 import matplotlib as mpl
 from matplotlib.figure import Figure
+from matplotlib.legend import Legend
 
 _RC: Any = {
     "svg.hashsalt": "gasp-report",
@@ -26,6 +28,32 @@ def new_figure(width: float, height: float) -> Figure:
     """An empty figure in the report's style (constrained layout)."""
     with mpl.rc_context(_RC):
         return Figure(figsize=(width, height), layout="constrained")
+
+
+def outside_legend(fig: Figure, fontsize: float = 7, ncols: int | None = None) -> Legend | None:
+    """One legend of every labelled artist of ``fig``, placed above its axes.
+
+    The figure's constrained layout keeps the space the legend takes, so it never covers
+    plotted data. A label repeated in several panels is listed once. Without ``ncols`` the
+    entries share as many columns as the figure's width holds. None when nothing is labelled.
+    """
+    handles: list[Any] = []
+    labels: list[str] = []
+    for ax in fig.axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
+    if not labels:
+        return None
+    if ncols is None:
+        # An entry is its handle (about 4 font sizes with the gaps) and its text (about
+        # 0.6 font sizes a character); the row may take the figure's width.
+        entry = fontsize * (4.0 + 0.6 * max(len(label) for label in labels))
+        ncols = int(max(1, min(len(labels), fig.get_figwidth() * 72 // entry)))
+    return fig.legend(
+        handles, labels, loc="outside upper center", ncols=ncols, fontsize=fontsize, frameon=False
+    )
 
 
 def save_figure(fig: Figure, folder: Path, name: str) -> bytes:

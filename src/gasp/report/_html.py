@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.report._assets import REPORT_CSS, REPORT_JS
+from gasp.report._viewer import ViewerText
 
 # Keys whose values are never shown (manifests may carry backend options).
 _SECRET_KEY = re.compile(
@@ -294,22 +295,28 @@ def page_shell(
     sections: Sequence[Section],
     subtitle: str = "",
     examples: Mapping[str, Any] | None = None,
+    viewer: ViewerText | None = None,
 ) -> str:
     """The complete, self-contained HTML page of ``sections``.
 
     ``examples`` is the word-to-generations index of
     :func:`gasp.results.build_example_index` (embedded as JSON; words in tables
-    open it). The page loads nothing from anywhere.
+    open it); ``viewer`` is the wording of the panel that shows them (the defaults of
+    :class:`ViewerText` when not given), embedded with them under the key ``viewer``.
+    The page loads nothing from anywhere.
     """
+    viewer = viewer or ViewerText()
     csp = (
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; "
         f"script-src {script_hash(REPORT_JS)}; base-uri 'none'; form-action 'none'"
     )
     nav = "".join(f'<li><a href="#{escape(s.ident)}">{escape(s.title)}</a></li>' for s in sections)
     body = "".join(s.render() for s in sections)
-    data = json_for_script(dict(examples) if examples is not None else {"docs": [], "words": {}})
+    blob = dict(examples) if examples is not None else {"docs": [], "words": {}}
+    data = json_for_script(blob | {"viewer": viewer.to_json()})
     sub = f'<p class="subtitle">{escape(subtitle)}</p>' if subtitle else ""
-    lookup_attr = "" if examples is not None and examples.get("words") else " hidden"
+    has_words = examples is not None and bool(examples.get("words"))
+    lookup_attr = "" if has_words and viewer.lookup else " hidden"
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -317,10 +324,10 @@ def page_shell(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{REPORT_CSS}</style></head>"
         f"<body><header><h1>{escape(title)}</h1>{sub}"
-        f'<div class="lookup"{lookup_attr}><label>Look up a word: '
+        f'<div class="lookup"{lookup_attr}><label>{escape(viewer.lookup)} '
         '<input id="word-lookup" type="search" autocomplete="off" '
-        'placeholder="e.g. empathy"></label>'
-        '<button type="button" id="word-lookup-go">Show generations</button></div>'
+        f'placeholder="{escape(viewer.lookup_placeholder)}"></label>'
+        f'<button type="button" id="word-lookup-go">{escape(viewer.lookup_button)}</button></div>'
         f"<nav><ul>{nav}</ul></nav></header><main>{body}</main>"
         '<aside id="examples" hidden aria-live="polite"><div class="panel-head">'
         '<h2 id="ex-title">Example generations</h2>'

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gasp.report._html import key_value_table
+from gasp.report._html import escape, key_value_table
 from gasp.report._options import ReportOptions
 from gasp.report._writer import ReportWriter, layout_style
 from gasp.results import AuditResults, trim_examples
 
 #: Keys of ``AuditResults.meta`` shown elsewhere in the page (or not meant for readers).
-_HIDDEN_META = frozenset({"manifest", "layouts"})
+_HIDDEN_META = frozenset({"manifest", "manifests", "layouts"})
 
 
 def page_examples(results: AuditResults, options: ReportOptions) -> dict[str, Any] | None:
@@ -43,15 +43,33 @@ def add_other_tables(writer: ReportWriter, results: AuditResults, done: set[str]
 def add_manifest(
     writer: ReportWriter, results: AuditResults, manifest: Mapping[str, Any] | None
 ) -> None:
-    """The run manifest and the analysis settings, as saved."""
+    """The run manifest and the analysis settings, as saved.
+
+    A comparison has no manifest of its own: where ``manifest`` is None and the results
+    saved ``meta["manifests"]`` (the manifest of every compared run, by its label), each
+    is shown under its label, with the run's path from ``meta["runs"]``.
+    """
+    runs = results.meta.get("manifests")
+    compared = manifest is None and isinstance(runs, Mapping) and bool(runs)
     sec = writer.section(
-        "Run manifest",
-        "What produced these results: the model, its decoding settings, the seed, the study "
+        "Run manifests" if compared else "Run manifest",
+        ("What produced each compared run: " if compared else "What produced these results: ")
+        + "the model, its decoding settings, the seed, the study "
         "and the package versions, so the run can be reproduced. Secrets such as API keys "
         "are never recorded here.",
     )
     if manifest:
         sec.add(key_value_table(manifest))
+    elif compared and isinstance(runs, Mapping):
+        paths = results.meta.get("runs")
+        paths = list(paths) if isinstance(paths, list) else []
+        for i, (label, saved) in enumerate(runs.items()):
+            where = f" ({paths[i]})" if i < len(paths) else ""
+            sec.add(f"<h3>{escape(str(label))}{escape(where)}</h3>")
+            if isinstance(saved, Mapping) and saved:
+                sec.add(key_value_table(saved))
+            else:
+                sec.add_paragraph("This run saved no manifest.", cls="note")
     else:
         sec.add_paragraph("No run manifest was available.", cls="note")
     meta = {k: v for k, v in results.meta.items() if k not in _HIDDEN_META}

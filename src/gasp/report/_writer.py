@@ -21,6 +21,7 @@ from gasp.report._html import (
     page_shell,
     slug,
 )
+from gasp.report._viewer import ViewerText
 from gasp.results import TableLayout
 
 TABLES_DIR = "tables"
@@ -42,7 +43,8 @@ class ReportWriter:
     ``out_dir`` receives ``<filename>`` (the page), ``tables/<name>.csv`` for every
     table added and ``figures/<name>.png`` and ``.svg`` for every figure added.
     ``examples`` (the saved index of :func:`gasp.results.build_example_index`) makes
-    the words in word columns clickable; ``max_rows`` limits the rows of a table shown in the page.
+    the words in word columns clickable; ``max_rows`` limits the rows of a table shown in the page;
+    ``viewer`` words the panel that shows the examples (the study's own labels).
     """
 
     def __init__(
@@ -52,12 +54,14 @@ class ReportWriter:
         subtitle: str = "",
         examples: Mapping[str, Any] | None = None,
         max_rows: int = 1000,
+        viewer: ViewerText | None = None,
     ) -> None:
         self.out_dir = Path(out_dir)
         self.title = title
         self.subtitle = subtitle
         self.examples = examples
         self.max_rows = max_rows
+        self.viewer = viewer
         words = examples.get("words", {}) if examples is not None else {}
         self.known_words: frozenset[str] = frozenset(words)
         self.sections: list[Section] = []
@@ -153,7 +157,7 @@ class ReportWriter:
 
     def render(self) -> str:
         """The page as HTML text."""
-        return page_shell(self.title, self.sections, self.subtitle, self.examples)
+        return page_shell(self.title, self.sections, self.subtitle, self.examples, self.viewer)
 
     def write(self, filename: str = "report.html") -> Path:
         """Write the page to ``out_dir/filename`` (atomically) and return its path."""

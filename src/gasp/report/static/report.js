@@ -14,6 +14,27 @@
   } catch (err) {
     data = { docs: [], words: {}, groups: [], per_page: 10, cap: 50 };
   }
+  var text = {
+    title: "\u201c{key}\u201d in the generations", summary: "", missing: "",
+    template: "template", named: "named gender", not_named: "gender not named",
+    associated: "associated gender", not_associated: "associated gender: none"
+  };
+  try {
+    var given = JSON.parse(blob ? blob.textContent : "{}").viewer;
+    if (given && typeof given === "object") {
+      Object.keys(given).forEach(function (k) { text[k] = String(given[k]); });
+    }
+  } catch (err) { /* keep the defaults */ }
+  function fill(template, word) {
+    return String(template).split("{key}").join(word)
+      .split("{cap}").join(String(data.cap))
+      .split("{per_page}").join(String(data.per_page));
+  }
+  function labelled(label, value, absent) {
+    if (!label) { return ""; }
+    if (value) { return label + ": " + value; }
+    return absent;
+  }
   var panel = document.getElementById("examples");
   var titleEl = document.getElementById("ex-title");
   var summaryEl = document.getElementById("ex-summary");
@@ -70,9 +91,10 @@
       var li = node("li", "example");
       var meta = [];
       if (doc[1]) { meta.push(doc[1]); }
-      if (doc[2]) { meta.push("template: " + doc[2]); }
-      meta.push(doc[3] ? "named gender: " + doc[3] : "gender not named");
-      meta.push("associated gender: " + (doc[4] || "none"));
+      [labelled(text.template, doc[2], ""),
+       labelled(text.named, doc[3], text.not_named),
+       labelled(text.associated, doc[4], text.not_associated)
+      ].forEach(function (part) { if (part) { meta.push(part); } });
       li.appendChild(node("div", "ex-meta", meta.join(" \u00b7 ")));
       var p = node("p", "ex-text");
       p.appendChild(highlighted(String(doc[0]), item[1] || []));
@@ -112,19 +134,16 @@
     word = String(word || "").trim().toLowerCase();
     state.word = word; state.page = 0;
     panel.hidden = false;
-    titleEl.textContent = "\u201c" + word + "\u201d in the generations";
+    titleEl.textContent = fill(text.title, word);
     clear(tabsEl); clear(listEl); clear(pagerEl);
     if (!word || !has(data.words, word)) {
-      summaryEl.textContent = "No example generations are stored for this word.";
+      summaryEl.textContent = fill(text.missing, word);
       return;
     }
     var entry = data.words[word];
     var keys = orderedGroups(entry);
     state.group = keys.length ? keys[0] : "";
-    summaryEl.textContent = "Generations containing the word (highlighted), by the gender " +
-      "named in the prompt or, where none was named, the gender the generation was " +
-      "associated with. Counts are all matching generations; up to " + data.cap +
-      " are kept per word, shared among the groups, " + data.per_page + " per page.";
+    summaryEl.textContent = fill(text.summary, word);
     renderTabs();
     if (state.group) { renderList(); }
     panel.focus();

@@ -138,6 +138,9 @@ def compare_pairs_runs(
             "kind": "comparison",
             "labels": labels,
             "runs": [str(r) for r in runs],
+            "manifests": {
+                label: a.meta.get("manifest") for a, label in zip(loaded, labels, strict=True)
+            },
             "settings": {"mcnemar_exact_below": 25, "continuity_correction": True},
         },
     )

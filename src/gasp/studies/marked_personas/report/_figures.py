@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import new_figure
+from gasp.report import new_figure, outside_legend
 
 _COLOURS = ("#4C78A8", "#F58518", "#54A24B", "#B279A2", "#E45756", "#72B7B2")
 
@@ -41,7 +41,7 @@ def figure_lexicon_rates(rates: pd.DataFrame, counting: str = "tokens") -> Figur
         )
     ax.set_xticks(x + width * (len(groups) - 1) / 2, [f"{lex} lexicon" for lex in lexicons])
     ax.set_ylabel("% of words in the lexicon")
-    ax.legend(frameon=False)
+    outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -70,7 +70,7 @@ def figure_lexicon_words(words: pd.DataFrame, lexicon: str = "Black") -> Figure 
     ax.set_xticks(x + width * (len(groups) - 1) / 2, labels, rotation=45, ha="right")
     ax.set_ylabel("% of texts containing the word")
     ax.set_title(f"{lexicon} stereotype lexicon", fontsize=9)
-    ax.legend(frameon=False)
+    outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -119,5 +119,5 @@ def figure_svm(accuracy: pd.DataFrame) -> Figure | None:
     ax.plot(x, accuracy["balanced_accuracy"], "o", color=_COLOURS[1], label="balanced accuracy")
     ax.set_xticks(x, accuracy["group"].astype(str), rotation=60, ha="right", fontsize=7)
     ax.set_ylim(0, 1.05)
-    ax.legend(frameon=False, fontsize=7, loc="lower left")
+    outside_legend(fig)
     return fig

@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from gasp.report import new_figure
+from gasp.report import new_figure, outside_legend
 
 FEMALE = "#c2417a"
 MALE = "#2e8b57"
@@ -75,7 +75,7 @@ def representation_figure(rep: pd.DataFrame | None) -> Figure | None:
     ax.set_yticks(y, df["subject"].astype(str))
     ax.set_xlim(-2, 102)
     ax.set_xlabel("% of generations associated with women")
-    ax.legend(loc="lower right", fontsize=8)
+    outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -121,7 +121,7 @@ def representation_by_template_figure(rep: pd.DataFrame | None) -> Figure | None
     ax.set_xlim(-2, 102)
     ax.axvline(50, color="#bbbbbb", lw=0.8, ls="--")
     ax.set_xlabel("% of generations associated with women")
-    ax.legend(loc="lower right", fontsize=8)
+    outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -170,7 +170,7 @@ def deciles_figure(
     axes[0].set_ylabel("number of subjects")
     axes[0].yaxis.set_major_locator(MaxNLocator(integer=True))
     if per_template:
-        axes[-1].legend(fontsize=8)
+        outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -194,7 +194,7 @@ def nonbinary_figure(rep: pd.DataFrame | None) -> Figure | None:
     )
     ax.set_yticks(y, df["subject"].astype(str))
     ax.set_xlabel("% of generations associated with non-binary (±1.96 SE)")
-    ax.legend(loc="lower right", fontsize=8)
+    outside_legend(fig, fontsize=8)
     return fig
 
 
@@ -307,7 +307,7 @@ def silhouette_figure(sil: pd.DataFrame | None) -> Figure | None:
                 label="k used",
                 zorder=3,
             )
-            ax.legend(fontsize=8)
+            outside_legend(fig, fontsize=8)
     ax.set_xlabel("number of clusters k")
     ax.set_ylabel("silhouette score")
     return fig
@@ -350,5 +350,5 @@ def percent_change_figure(pc: pd.DataFrame | None) -> Figure | None:
     ax.set_yticks(list(pos.values()), list(pos.keys()))
     ax.set_xlabel("% change of the SRB score")
     if gender_col:
-        ax.legend(fontsize=8)
+        outside_legend(fig, fontsize=8)
     return fig

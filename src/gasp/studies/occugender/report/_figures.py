@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import new_figure
+from gasp.report import new_figure, outside_legend
 
 _COLOURS = {"female-dominated": "#b2182b", "male-dominated": "#2166ac"}
 
@@ -34,7 +34,7 @@ def jobs_figure(jobs: pd.DataFrame, condition: str, approximate: bool) -> Figure
         ax.set_xlabel("BLS share of women (%)")
         ax.set_ylabel("P~_f (%)" + (" (approximate)" if approximate else ""))
         ax.set_title(f"{task} (dashed: model = BLS)")
-        ax.legend(loc="upper left", fontsize=7, frameon=False)
+    outside_legend(fig)
     return fig
 
 

@@ -8,7 +8,36 @@ from typing import Any
 
 import pandas as pd
 
-from gasp.report import ReportWriter, Section, escape, item_html
+from gasp.report import ReportWriter, Section, ViewerText, escape, item_html
+
+#: The text viewer of the paired test: a number opens the answers (or triples) it counts.
+PAIRS_VIEWER = ViewerText(
+    title="Texts behind \u201c{key}\u201d",
+    summary="The answers this number counts, by the pronoun of the prompt, or the triples it "
+    "counts with their he | she | they answers. Counts are all texts behind the number; up "
+    "to {cap} are kept per number, shared among the groups, {per_page} per page.",
+    missing="No texts are saved for this number.",
+    named="pronoun",
+    not_named="",
+    associated="",
+    not_associated="",
+    lookup="",
+)
+#: The text viewer of the narrative test: a number opens the stories it counts (the line
+#: above a story names the protagonist and the gender of the name; the tabs group by it).
+NARRATIVE_VIEWER = ViewerText(
+    title="Stories behind \u201c{key}\u201d",
+    summary="The stories this number counts, by the gender of the protagonist's name (F: "
+    "female, M: male, U: unknown or no name). Counts are all stories behind the number; up "
+    "to {cap} are kept per number, shared among the groups, {per_page} per page.",
+    missing="No stories are saved for this number.",
+    template="opening",
+    named="",
+    not_named="",
+    associated="",
+    not_associated="",
+    lookup="",
+)
 
 #: A cell of a clickable table: the text shown and the key of its texts (None: plain).
 Cell = tuple[str, str | None]

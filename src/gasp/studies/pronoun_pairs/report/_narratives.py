@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import ReportWriter, Section, new_figure
+from gasp.report import ReportWriter, Section, new_figure, outside_legend
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
@@ -62,7 +62,7 @@ def share_figure(shares: pd.DataFrame) -> Figure | None:
         left += values
     ax.set_yticks(y, part["profession"])
     ax.set_xlabel("stories (%)")
-    ax.legend(fontsize=7)
+    outside_legend(fig)
     return fig
 
 

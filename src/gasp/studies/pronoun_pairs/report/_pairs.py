@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import ReportWriter, new_figure
+from gasp.report import ReportWriter, new_figure, outside_legend
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
@@ -92,7 +92,7 @@ def figure4(table: pd.DataFrame, value: str = "inconsistent") -> Figure | None:
         ax.bar(x + i * width - 0.4 + width / 2, heights, width, yerr=err, capsize=2, label=model)
     ax.set_xticks(x, templates, rotation=30, ha="right")
     ax.set_ylabel("inconsistent triples (%)")
-    ax.legend(fontsize=7)
+    outside_legend(fig)
     return fig
 
 
@@ -109,7 +109,7 @@ def profession_figure(table: pd.DataFrame, top: int = 20) -> Figure | None:
     ax.barh(y - 0.27, shown["chosen_under_she"], 0.27, label="chosen under she (he/she differ)")
     ax.set_yticks(y, shown["profession"])
     ax.set_xlabel("count")
-    ax.legend(fontsize=7)
+    outside_legend(fig)
     return fig
 
 

@@ -24,52 +24,26 @@ from gasp.studies.pronoun_pairs._pairs_analysis import (
     TRIPLES,
 )
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
-from gasp.studies.pronoun_pairs.report._common import pct
+from gasp.studies.pronoun_pairs.report._common import NARRATIVE_VIEWER, PAIRS_VIEWER
+from gasp.studies.pronoun_pairs.report._comparison import add_comparison
 from gasp.studies.pronoun_pairs.report._narratives import add_narrative_section
-from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section, figure4
+from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section
 
 _ABOUT = (
     'This report follows Marin and Eger, "Towards Evaluating Profession-based Gender Bias in '
     'ChatGPT and its Impact on Narrative Generation" (2024). It is rendered from the saved '
     "results only; every table is also saved as CSV and every figure as PNG and SVG next to "
-    "this file. Numbers in the tables are buttons: click one to read the texts behind it "
-    "(model text is shown as plain text)."
+    "this file."
+)
+_BUTTONS = (
+    " Numbers in the tables are buttons: click one to read the texts behind it (model text "
+    "is shown as plain text)."
+)
+_NO_TEXTS = (
+    " This comparison holds no texts; each run's own report opens the texts behind its numbers."
 )
 _DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, REASONS, MODELS, MCNEMAR}
 _RAW = {ANSWERS, TRIPLES, STORIES}
-
-
-def _comparison(writer: ReportWriter, results: AuditResults) -> None:
-    models = results[MODELS]
-    sec = writer.section(
-        "Comparison of models",
-        "Table 3 of every run, Figure 4 across runs, and McNemar's test on the profession "
-        "pairs the runs share (paired binary outcomes: exact binomial when fewer than "
-        f"{results.settings.get('mcnemar_exact_below', 25)} units differ, else chi-square "
-        "with continuity correction).",
-    )
-    shown = models[
-        ["template", "model", "incorrect", "unparsed", "inconsistent", "binary_inconsistent"]
-    ].copy()
-    for col in ("incorrect", "unparsed", "inconsistent", "binary_inconsistent"):
-        shown[col] = shown[col].map(pct)
-    writer.table(sec, "table3_models", shown, "Table 3 per model", "Shares per template and model.")
-    body = models[models["template"] != "Overall"]
-    writer.figure(
-        sec,
-        "figure4_models",
-        figure4(body),
-        "Figure 4: inconsistent triples per template and model",
-        "Share of profession pairs with inconsistent answers, per template and model.",
-    )
-    writer.table(
-        sec,
-        "mcnemar",
-        results[MCNEMAR],
-        "McNemar's test between runs",
-        "units: matched triples (or answers); only_first / only_second: units where only that "
-        "run was inconsistent (or incorrect); p_value of McNemar's test.",
-    )
 
 
 def render(results: AuditResults, out: str | Path, options: ReportOptions | None = None) -> Path:
@@ -84,10 +58,13 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     else:
         title = "Paired pronoun prompts" + (f" on {model}" if model else "")
     examples = page_examples(results, opts)
-    writer = ReportWriter(out, title, "", examples, max_rows=opts.max_rows)
-    writer.section("About this report", _ABOUT)
-    if results.meta.get("kind") == "comparison":
-        _comparison(writer, results)
+    viewer = NARRATIVE_VIEWER if kind == NARRATIVES_KIND else PAIRS_VIEWER
+    writer = ReportWriter(out, title, "", examples, max_rows=opts.max_rows, viewer=viewer)
+    comparison = results.meta.get("kind") == "comparison"
+    about = _ABOUT + (_BUTTONS if writer.known_words else _NO_TEXTS if comparison else "")
+    writer.section("About this report", about)
+    if comparison:
+        add_comparison(writer, results)
     elif kind == NARRATIVES_KIND:
         add_narrative_section(writer, results)
     else:
