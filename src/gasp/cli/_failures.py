@@ -7,6 +7,7 @@ away (``gasp analyze RUN | head``) ends quietly, as a process stopped by SIGPIPE
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -55,11 +56,9 @@ def quiet_exit(code: int) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     for stream in (sys.__stdout__, sys.__stderr__):
         if stream is not None:
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 os.dup2(devnull, stream.fileno())
-            except (OSError, ValueError):
-                pass
     sys.exit(code)
 
 
-__all__ = ["BROKEN_PIPE_EXIT_CODE", "os_error_line", "OutputWatch", "quiet_exit"]
+__all__ = ["BROKEN_PIPE_EXIT_CODE", "OutputWatch", "os_error_line", "quiet_exit"]
