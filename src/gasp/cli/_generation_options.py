@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gasp.errors import ConfigError
-
 if TYPE_CHECKING:
     from gasp.backends import DecodingConfig
     from gasp.runner import Plannable, RunOptions
@@ -99,16 +97,13 @@ DEFAULT_MAX_TOKENS = 256
 
 
 def study_options(study: StudyType, pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares."""
+    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares,
+    of the kind and in the range it declares (checked before anything runs)."""
     from gasp.backends import parse_model_options
+    from gasp.studies import check_study_options
 
     values = parse_model_options(pairs or (), flag="--study-option")
-    unknown = sorted(set(values) - set(study.study_options))
-    if unknown:
-        known = ", ".join(sorted(study.study_options)) or "none"
-        raise ConfigError(
-            f"study {study.name!r} has no option {unknown[0]!r} (its options: {known})"
-        )
+    check_study_options(study.name, study.study_options, values)
     return values
 
 
