@@ -17,6 +17,7 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._preflight import check_run
 from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import ConfigError
 
@@ -156,11 +157,12 @@ def run_command(
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
     paths = run_folder_paths(out)
-    console = Console(stderr=True, quiet=quiet)
     skipped = set(skip or [])
     steps = [s for s in Step if s not in skipped]
-    console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
     run = StudyRun(study_type, model, paths, generation, analysis, probe, report, quiet=quiet)
+    check_run(run, steps, out)  # every check first: a mistake prints one line, nothing else
+    console = Console(stderr=True, quiet=quiet)
+    console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
     outcome = run_steps(run, steps, console)
     if outcome.report is not None:
         typer.echo(str(outcome.report))
