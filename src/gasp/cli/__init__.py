@@ -7,6 +7,7 @@ exit with a non-zero code.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 # Command modules: importing one registers its commands on ``app``.
@@ -43,6 +44,11 @@ def main() -> None:
         sys.exit(USER_ERROR_EXIT_CODE)
     except OSError as exc:
         print(f"gasp: error: {os_error_line(exc)}", file=sys.stderr)
+        sys.exit(USER_ERROR_EXIT_CODE)
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc) and "unable to open" not in str(exc):
+            raise
+        print(f"gasp: error: the run store cannot be written: {exc}", file=sys.stderr)
         sys.exit(USER_ERROR_EXIT_CODE)
     except SystemExit as exc:
         if exc.code == 1 and output.closed():

@@ -12,6 +12,7 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._preflight import check_writable_folder
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
 
@@ -83,6 +84,9 @@ def analyze(
         permutations=permutations,
         seed=seed,
         examples_per_word=examples_per_word,
+    )
+    check_writable_folder(
+        results, "results folder", f"write them elsewhere with `gasp analyze {run} --out DIR`"
     )
     if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
         outcome = study_type.analyze_table(run, results, options)

@@ -8,11 +8,11 @@ folder as it was; only then does it print its banner and start.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from gasp.errors import ConfigError
+from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from gasp.cli._steps import Step, StudyRun
@@ -90,4 +90,37 @@ def check_run(run: StudyRun, steps: Collection[Step], out: Path) -> None:
         make_folder(out, "run folder")
 
 
-__all__ = ["check_run", "check_writable_folder", "make_folder"]
+def _rebuild_hint(results: Path) -> str:
+    return (
+        f"rebuild the results with `gasp analyze RUN --out {results}` "
+        "(or `gasp run ... --skip generate` in the run folder)"
+    )
+
+
+def report_from_results(render: Callable[[], Path], results: Path) -> Path:
+    """Render a report from the saved ``results`` with ``render``; a results table that
+    is missing, not UTF-8 text or not a table is one :class:`DataError` naming the file
+    and how to rebuild it."""
+    import pandas as pd
+
+    for file in sorted(results.glob("*")):
+        if file.suffix.lower() in (".csv", ".json") and file.is_file():
+            try:
+                file.read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                raise DataError(
+                    f"results table {file} is not UTF-8 text (garbled?); {_rebuild_hint(results)}"
+                ) from None
+    try:
+        return render()
+    except FileNotFoundError as exc:
+        missing = exc.filename or "a results table"
+        raise DataError(f"results table {missing} is missing; {_rebuild_hint(results)}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        detail = " ".join(str(exc).split())[:120]
+        raise DataError(
+            f"a results table in {results} cannot be read ({detail}); {_rebuild_hint(results)}"
+        ) from None
+
+
+__all__ = ["check_run", "check_writable_folder", "make_folder", "report_from_results"]

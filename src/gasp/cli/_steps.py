@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
+from gasp.cli._preflight import report_from_results
 from gasp.errors import DataError, GaspError
 
 if TYPE_CHECKING:
@@ -144,7 +145,10 @@ def run_steps(run: StudyRun, steps: Sequence[Step], console: Console) -> StepsOu
                 index,
                 total,
                 "Report",
-                lambda: run.study_type.report(run.paths.results, run.paths.report, run.report),
+                lambda: report_from_results(
+                    lambda: run.study_type.report(run.paths.results, run.paths.report, run.report),
+                    run.paths.results,
+                ),
             )
             console.print(f"[bold]Report:[/bold] {path}")
             outcome.report = path

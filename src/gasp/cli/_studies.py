@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
+from gasp.cli._preflight import check_writable_folder, report_from_results
 from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
@@ -71,7 +72,11 @@ def report_command(
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
     options = {"examples_per_word": examples_per_word}
-    path = study.report(paths.results, out if out is not None else paths.report, options)
+    target = out if out is not None else paths.report
+    check_writable_folder(
+        target, "report folder", f"give a writable report folder with `gasp report {run} --out DIR`"
+    )
+    path = report_from_results(lambda: study.report(paths.results, target, options), paths.results)
     typer.echo(str(path))
 
 
