@@ -22,16 +22,19 @@ def is_writable(path: str | Path) -> bool:
     return os.access(file, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
 
 
-def connect_read_only(path: str | Path) -> sqlite3.Connection:
+def connect_read_only(path: str | Path, *, check: bool = True) -> sqlite3.Connection:
     """A read-only connection to the gasp run store at ``path``.
 
     Without its shared-memory file, and none can be made beside it (a read-only
     folder), the file is read as immutable. Raises :class:`DataError` when it cannot
-    be read or is not a gasp run store.
+    be read or (with ``check``) is not a gasp run store.
     """
     file = Path(path)
     for uri in (read_only_uri(file), read_only_uri(file) + "&immutable=1"):
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error:
+            continue
         try:
             tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
         except sqlite3.OperationalError:
@@ -40,11 +43,11 @@ def connect_read_only(path: str | Path) -> sqlite3.Connection:
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise DataError(f"{file} is not a gasp run store ({exc})") from None
-        if "gasp_meta" not in tables:
+        if check and "gasp_meta" not in tables:
             conn.close()
             raise DataError(f"{file} is not a gasp run store")
         return conn
-    raise DataError(f"cannot read the run store {file}")
+    raise DataError(f"cannot open run store {file}")
 
 
 def count_answers(path: str | Path) -> int:
