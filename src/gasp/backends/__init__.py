@@ -1,5 +1,6 @@
 """Model backends chosen by a ``provider/model`` string."""
 
+from gasp.backends._available import check_model_available, served_models
 from gasp.backends._base import (
     CandidateScore,
     Capability,
@@ -50,7 +51,7 @@ from gasp.backends._prices import (
 from gasp.backends._resilient import RequestSource, ResilientModel
 from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend, split_spec
 from gasp.backends._retry import RetryPolicy
-from gasp.backends._urls import redact_url
+from gasp.backends._urls import redact_url, refuse_credentials
 
 __all__ = [
     "BATCH_ENDPOINT",
@@ -88,6 +89,7 @@ __all__ = [
     "TransientBackendError",
     "batch_price",
     "check_distinct",
+    "check_model_available",
     "classify_error",
     "classify_status",
     "cost_usd",
@@ -99,8 +101,10 @@ __all__ = [
     "persona_text",
     "price_per_mtok",
     "redact_url",
+    "refuse_credentials",
     "require_capability",
     "resolve_backend",
+    "served_models",
     "split_spec",
     "stable_int",
 ]

@@ -9,6 +9,7 @@ from typing import Any
 
 from gasp.backends._base import ModelBackend
 from gasp.backends._fleet import openai_fleet, split_fleet_options
+from gasp.backends._urls import refuse_credentials
 from gasp.errors import BackendError, ConfigError
 
 PROVIDERS: dict[str, str] = {
@@ -95,6 +96,8 @@ def resolve_backend(
     """
     provider, model = parse_model_spec(spec)
     urls = [base_url] if isinstance(base_url, str) else list(base_url or ())
+    for url in urls:
+        refuse_credentials(url)
     fleet_options, _ = split_fleet_options(options)
     if len(urls) > 1 and provider not in {"openai", "openai-compatible"}:
         raise ConfigError(f"several base URLs need an openai-compatible/ model, not {spec!r}")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from gasp.errors import ConfigError
+
 
 def redact_url(url: str | None) -> str | None:
     """``url`` without user information, query or fragment (where credentials may hide)."""
@@ -17,3 +19,15 @@ def redact_url(url: str | None) -> str | None:
         port = None
     netloc = f"{host}:{port}" if port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def refuse_credentials(url: str) -> None:
+    """Raise :class:`ConfigError` when ``url`` carries a user name or password
+    (``https://user:pass@host/v1``): a key goes in an environment variable, never in a
+    URL that could be shown or stored."""
+    parts = urlsplit(url)
+    if parts.username is not None or parts.password is not None:
+        raise ConfigError(
+            f"base URL {redact_url(url)} carries credentials (user:password@); give the key "
+            "in an environment variable named by --api-key-env instead"
+        )

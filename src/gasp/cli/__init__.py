@@ -7,6 +7,7 @@ exit with a non-zero code.
 
 from __future__ import annotations
 
+import sqlite3
 import sys
 
 # Command modules: importing one registers its commands on ``app``.
@@ -23,16 +24,36 @@ from gasp.cli import (
     _version,  # noqa: F401
 )
 from gasp.cli._app import app
+from gasp.cli._failures import BROKEN_PIPE_EXIT_CODE, OutputWatch, os_error_line, quiet_exit
 from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
 
 
 def main() -> None:
-    """Entry point of the ``gasp`` script."""
+    """Entry point of the ``gasp`` script.
+
+    A :class:`~gasp.errors.GaspError`, or an operating system error (a folder that
+    cannot be created, a file that cannot be written), is one line on standard error
+    and exit status 2. Output cut short by its reader (``gasp ... | head``) ends
+    quietly with status 141, as a process stopped by SIGPIPE does.
+    """
+    output = OutputWatch()
     try:
         app(standalone_mode=True)
     except GaspError as exc:
         print(f"gasp: error: {exc}", file=sys.stderr)
         sys.exit(USER_ERROR_EXIT_CODE)
+    except OSError as exc:
+        print(f"gasp: error: {os_error_line(exc)}", file=sys.stderr)
+        sys.exit(USER_ERROR_EXIT_CODE)
+    except sqlite3.OperationalError as exc:
+        if "readonly" not in str(exc) and "unable to open" not in str(exc):
+            raise
+        print(f"gasp: error: the run store cannot be written: {exc}", file=sys.stderr)
+        sys.exit(USER_ERROR_EXIT_CODE)
+    except SystemExit as exc:
+        if exc.code == 1 and output.closed():
+            quiet_exit(BROKEN_PIPE_EXIT_CODE)
+        raise
 
 
 __all__ = ["app", "main"]

@@ -12,11 +12,9 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._preflight import check_writable_folder
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
-from gasp.io import TABLE_FORMATS, locate_run
-from gasp.store import read_manifest
-from gasp.studies import get_study_type, study_type_of_manifest
 
 
 @app.command()
@@ -54,6 +52,10 @@ def analyze(
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
+    from gasp.io import TABLE_FORMATS, locate_run
+    from gasp.store import read_manifest
+    from gasp.studies import get_study_type, study_type_of_manifest
+
     if not run.exists():
         raise DataError(f"no run store at {run}")
     if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
@@ -83,6 +85,9 @@ def analyze(
         seed=seed,
         examples_per_word=examples_per_word,
     )
+    check_writable_folder(
+        results, "results folder", f"write them elsewhere with `gasp analyze {run} --out DIR`"
+    )
     if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
         outcome = study_type.analyze_table(run, results, options)
     else:
@@ -108,6 +113,8 @@ def compare(
 ) -> None:
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) and draw
     the comparison report."""
+    from gasp.io import locate_run
+
     kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
     if len(kinds) > 1:
         raise ConfigError(

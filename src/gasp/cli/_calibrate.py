@@ -3,29 +3,24 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
 from gasp.errors import DataError
-from gasp.io import read_generations
-from gasp.stats import (
-    CalibratedConfig,
-    CalibrationReport,
-    Comparison,
-    calibrate,
-    group_mask,
-    parse_selector,
-    selector_name,
-)
-from gasp.text import count_words
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from gasp.stats import CalibrationReport
 
 
 def _targets(table: pd.DataFrame, target: list[str], each: str | None) -> list[dict[str, str]]:
+    from gasp.stats import parse_selector
+
     selectors = [parse_selector(t) for t in target]
     if each:
         columns = [c.strip() for c in each.split(",") if c.strip()]
@@ -106,6 +101,19 @@ def calibrate_command(
     ] = None,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
+    import pandas as pd
+
+    from gasp.io import read_generations
+    from gasp.stats import (
+        CalibratedConfig,
+        Comparison,
+        calibrate,
+        group_mask,
+        parse_selector,
+        selector_name,
+    )
+    from gasp.text import count_words
+
     table = read_generations(file, text_column)
     counts = count_words(table[text_column])
     unmarked_masks = {

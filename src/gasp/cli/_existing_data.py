@@ -9,20 +9,18 @@ from __future__ import annotations
 import re
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import numpy as np
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gasp.associate import GENDER_LABELS, associate_counts
 from gasp.cli._app import app
 from gasp.errors import DataError
-from gasp.io import read_generations, write_table
-from gasp.stats import calibrated_marked_words, group_mask, marked_words, parse_selector
-from gasp.text import count_words
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
 
 #: Columns ``gasp associate`` adds to the table.
 ASSOCIATION_COLUMNS = {
@@ -64,6 +62,10 @@ def associate_command(
     ] = None,
 ) -> None:
     """Associate each text with a gender (F, M, N or unassigned) and print the shares."""
+    from gasp.associate import GENDER_LABELS, associate_counts
+    from gasp.io import read_generations, write_table
+    from gasp.text import count_words
+
     table = read_generations(file, text_column)
     texts = table[text_column].tolist()
     association = associate_counts(texts, count_words(texts))
@@ -134,6 +136,10 @@ def marked_words_command(
     top: Annotated[int, typer.Option(help="How many top words to print.")] = 20,
 ) -> None:
     """Find the words that distinguish a target group from every unmarked group."""
+    from gasp.io import read_generations, write_table
+    from gasp.stats import calibrated_marked_words, group_mask, marked_words, parse_selector
+    from gasp.text import count_words
+
     target_selector = parse_selector(target)
     unmarked_selectors = [parse_selector(u) for u in unmarked]
     if not unmarked_selectors:

@@ -10,19 +10,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from gasp.backends import DecodingConfig
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.errors import ConfigError
-from gasp.runner import RunSummary, summary_table
-from gasp.runner import generate as run_generate
-from gasp.store import export as export_store
+
+if TYPE_CHECKING:
+    from gasp.backends import DecodingConfig
+    from gasp.runner import RunSummary
 
 
 def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
@@ -90,6 +90,9 @@ def generate_command(
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
+    from gasp.runner import generate as run_generate
+    from gasp.runner import summary_table
+
     flags = {
         "occupations": occupations,
         "occupations_file": occupations_file,
@@ -149,5 +152,7 @@ def export_command(
     ] = False,
 ) -> None:
     """Export a run's samples to Parquet, CSV or JSON Lines (by the file extension)."""
+    from gasp.store import export as export_store
+
     path = export_store(run, out, include_errors=not no_errors)
     typer.echo(str(path))

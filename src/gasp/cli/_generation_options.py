@@ -11,14 +11,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gasp.backends import DecodingConfig, parse_model_options
-from gasp.errors import ConfigError
-from gasp.runner import BatchOptions, Plannable, RunOptions
-from gasp.studies import StudyType, study_type_for
+if TYPE_CHECKING:
+    from gasp.backends import DecodingConfig
+    from gasp.runner import Plannable, RunOptions
+    from gasp.studies import StudyType
 
 StudyArgument = Annotated[
     str,
@@ -97,14 +97,13 @@ DEFAULT_MAX_TOKENS = 256
 
 
 def study_options(study: StudyType, pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares."""
+    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares,
+    of the kind and in the range it declares (checked before anything runs)."""
+    from gasp.backends import parse_model_options
+    from gasp.studies import check_study_options
+
     values = parse_model_options(pairs or (), flag="--study-option")
-    unknown = sorted(set(values) - set(study.study_options))
-    if unknown:
-        known = ", ".join(sorted(study.study_options)) or "none"
-        raise ConfigError(
-            f"study {study.name!r} has no option {unknown[0]!r} (its options: {known})"
-        )
+    check_study_options(study.name, study.study_options, values)
     return values
 
 
@@ -134,6 +133,8 @@ def select_study(
     ``--study-option`` pairs and, with ``quick``, its ``--quick`` preset for whatever the
     command line left unset. Returns the selection, the study's own options (which the
     later steps read too) and the preset's ``max_tokens`` (None without one)."""
+    from gasp.studies import study_type_for
+
     study = study_type_for(source)
     own = study_options(study, pairs)
     shape: dict[str, Any] = {**flags, **own}
@@ -199,6 +200,8 @@ class GenerationOptions:
 
     def decoding(self) -> DecodingConfig:
         """The decoding settings of every request."""
+        from gasp.backends import DecodingConfig
+
         return DecodingConfig(
             temperature=self.temperature,
             top_p=self.top_p,
@@ -208,6 +211,9 @@ class GenerationOptions:
 
     def run_options(self, *, progress: bool, dry_run: bool = False) -> RunOptions:
         """The :class:`~gasp.runner.RunOptions` of the generation."""
+        from gasp.backends import parse_model_options
+        from gasp.runner import BatchOptions, RunOptions
+
         return RunOptions(
             decoding=self.decoding(),
             seed=self.seed,

@@ -11,29 +11,17 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-import pandas as pd
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
 from gasp.errors import DataError
-from gasp.io import read_generations
-from gasp.probe import (
-    ClusteringConfig,
-    GenerationColumns,
-    PrevalenceConfig,
-    ProbeConfig,
-    ProbeResult,
-    WordFilterConfig,
-    probe_words,
-    significant_words,
-)
-from gasp.report import probe_page
-from gasp.results import AuditResults, build_example_index
-from gasp.studies.more_of_the_same.probe import add_probe_tables
+
+if TYPE_CHECKING:
+    from gasp.probe import ProbeResult
 
 
 class MethodChoice(StrEnum):
@@ -136,6 +124,22 @@ def probe_command(
     ] = None,
 ) -> None:
     """Cluster the significant words of two groups and measure each cluster's prevalence."""
+    import pandas as pd
+
+    from gasp.io import read_generations
+    from gasp.probe import (
+        ClusteringConfig,
+        GenerationColumns,
+        PrevalenceConfig,
+        ProbeConfig,
+        WordFilterConfig,
+        probe_words,
+        significant_words,
+    )
+    from gasp.report import probe_page
+    from gasp.results import AuditResults, build_example_index
+    from gasp.studies.more_of_the_same.probe import add_probe_tables
+
     console = Console()
     config = ProbeConfig(
         filter=WordFilterConfig(min_zipf=min_zipf),

@@ -17,10 +17,9 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._preflight import check_run
 from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import ConfigError
-from gasp.io import run_folder_paths
-from gasp.runner import check_batch_model
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
 STEP_FAILED_EXIT_CODE = 1
@@ -89,8 +88,17 @@ def run_command(
         list[Step] | None,
         typer.Option("--skip", help="Skip a step (repeatable); its stored output is used."),
     ] = None,
+    quiet: Annotated[
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="No banner, step titles, progress bars or tables (errors show)."
+        ),
+    ] = False,
 ) -> None:
     """Generate, analyze, probe and report a study in one run folder; print the report path."""
+    from gasp.io import run_folder_paths
+    from gasp.runner import check_batch_model
+
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     flags = {
@@ -149,11 +157,12 @@ def run_command(
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
     paths = run_folder_paths(out)
-    console = Console(stderr=True)
     skipped = set(skip or [])
     steps = [s for s in Step if s not in skipped]
+    run = StudyRun(study_type, model, paths, generation, analysis, probe, report, quiet=quiet)
+    check_run(run, steps, out)  # every check first: a mistake prints one line, nothing else
+    console = Console(stderr=True, quiet=quiet)
     console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
-    run = StudyRun(study_type, model, paths, generation, analysis, probe, report)
     outcome = run_steps(run, steps, console)
     if outcome.report is not None:
         typer.echo(str(outcome.report))

@@ -12,15 +12,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
-from gasp.cli import _generation_options as gen
+from gasp.cli._preflight import report_from_results
 from gasp.errors import DataError, GaspError
-from gasp.io import RunPaths
-from gasp.runner import RunOptions, generate, summary_table
-from gasp.studies import StudyType
+
+if TYPE_CHECKING:
+    from gasp.cli import _generation_options as gen
+    from gasp.io import RunPaths
+    from gasp.runner import RunOptions
+    from gasp.studies import StudyType
 
 T = TypeVar("T")
 
@@ -48,6 +51,8 @@ class StudyRun:
     analysis: Mapping[str, Any]
     probe: Mapping[str, Any]
     report: Mapping[str, Any]
+    #: No progress bars or tables (warnings and errors still show).
+    quiet: bool = False
 
 
 @dataclasses.dataclass
@@ -61,6 +66,11 @@ class StepsOutcome:
     lines: list[str] = dataclasses.field(default_factory=list)
 
 
+def _loud(console: Console) -> Console:
+    """``console``, or one on standard error that prints when ``console`` is quiet."""
+    return Console(stderr=True) if console.quiet else console
+
+
 def _timed(console: Console, index: int, total: int, title: str, fn: Callable[[], T]) -> T:
     console.rule(f"[bold]{index}/{total} {title}")
     start = time.perf_counter()
@@ -72,7 +82,9 @@ def _timed(console: Console, index: int, total: int, title: str, fn: Callable[[]
 
 def _generate(run: StudyRun, console: Console) -> bool:
     """Generate into the run store; False when some samples failed after retries."""
-    options: RunOptions = run.generation.run_options(progress=True)
+    from gasp.runner import generate, summary_table
+
+    options: RunOptions = run.generation.run_options(progress=not run.quiet)
     summary = generate(
         run.generation.build_study(), run.model, run.paths.store, options, console=console
     )
@@ -80,7 +92,7 @@ def _generate(run: StudyRun, console: Console) -> bool:
     if summary.stopped:
         raise DataError(f"generation stopped ({summary.stopped}); run the same command to continue")
     if not summary.complete:
-        console.print(
+        _loud(console).print(
             f"[yellow]{summary.failed} sample(s) failed after retries; the analysis uses the "
             "others (run the same command again to retry them)[/yellow]"
         )
@@ -133,7 +145,10 @@ def run_steps(run: StudyRun, steps: Sequence[Step], console: Console) -> StepsOu
                 index,
                 total,
                 "Report",
-                lambda: run.study_type.report(run.paths.results, run.paths.report, run.report),
+                lambda: report_from_results(
+                    lambda: run.study_type.report(run.paths.results, run.paths.report, run.report),
+                    run.paths.results,
+                ),
             )
             console.print(f"[bold]Report:[/bold] {path}")
             outcome.report = path

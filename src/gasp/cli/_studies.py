@@ -4,21 +4,25 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
+from gasp.cli._preflight import check_writable_folder, report_from_results
 from gasp.errors import ConfigError, DataError
-from gasp.io import locate_run
-from gasp.studies import DEFAULT_STUDY_KIND, StudyType, get_study_type, study_types
+
+if TYPE_CHECKING:
+    from gasp.studies import StudyType
 
 
 @app.command("studies")
 def studies_command() -> None:
     """List the studies gasp can run, with a one-line description and their own options."""
+    from gasp.studies import study_types
+
     table = Table(title="gasp studies")
     table.add_column("study")
     table.add_column("what it measures")
@@ -31,6 +35,8 @@ def studies_command() -> None:
 
 def study_type_of_results(results: Path) -> StudyType:
     """The study type that produced a results folder (recorded in ``results.json``)."""
+    from gasp.studies import DEFAULT_STUDY_KIND, get_study_type
+
     meta_file = results / "results.json"
     if not meta_file.is_file():
         raise DataError(f"no saved results at {results}; run `gasp analyze` first")
@@ -59,12 +65,18 @@ def report_command(
     ] = 50,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
+    from gasp.io import locate_run
+
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
     options = {"examples_per_word": examples_per_word}
-    path = study.report(paths.results, out if out is not None else paths.report, options)
+    target = out if out is not None else paths.report
+    check_writable_folder(
+        target, "report folder", f"give a writable report folder with `gasp report {run} --out DIR`"
+    )
+    path = report_from_results(lambda: study.report(paths.results, target, options), paths.results)
     typer.echo(str(path))
 
 

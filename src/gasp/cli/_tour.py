@@ -13,20 +13,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
-from gasp.backends import parse_model_spec
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.cli._steps import Step, StepsOutcome, StudyRun, run_steps
 from gasp.errors import ConfigError, GaspError
-from gasp.io import run_folder_paths
-from gasp.report import IndexEntry, write_index
-from gasp.studies import StudyType, study_names
+
+if TYPE_CHECKING:
+    from gasp.report import IndexEntry
+    from gasp.studies import StudyType
 
 #: Example generations kept per significant word (``gasp run``'s default).
 EXAMPLES_PER_WORD = 50
@@ -36,6 +36,8 @@ STUDY_FAILED_EXIT_CODE = 1
 
 
 def _has_probe(study_type: StudyType) -> bool:
+    from gasp.studies import StudyType
+
     return type(study_type).probe is not StudyType.probe
 
 
@@ -43,6 +45,8 @@ def _study_run(
     name: str, model: str, out: Path, seed: int, model_options: tuple[str, ...]
 ) -> StudyRun:
     """The quick run of study ``name`` in ``out/<name>``, with every option at its default."""
+    from gasp.io import run_folder_paths
+
     selection, own, quick_max_tokens = gen.select_study(name, {}, None, quick=True)
     generation = gen.GenerationOptions.for_study(
         selection,
@@ -67,6 +71,8 @@ def _study_run(
 def _entry(
     run: StudyRun, name: str, outcome: StepsOutcome | None, error: str, seconds: float
 ) -> IndexEntry:
+    from gasp.report import IndexEntry
+
     lines: tuple[str, ...] = ()
     if outcome is None:
         status, report = "failed", None
@@ -96,6 +102,10 @@ def tour_command(
     model_option: gen.ModelOptionOption = None,
 ) -> None:
     """Run the quick version of every study and write an index page linking the reports."""
+    from gasp.backends import parse_model_spec
+    from gasp.report import write_index
+    from gasp.studies import study_names
+
     names = list(study or study_names())
     unknown = [n for n in names if n not in study_names()]
     if unknown:

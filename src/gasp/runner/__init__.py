@@ -44,6 +44,7 @@ from gasp.runner._progress import (
 from gasp.runner._run import (
     agenerate,
     check_capabilities,
+    check_generation,
     check_reachable,
     generate,
     item_records,
@@ -88,6 +89,7 @@ __all__ = [
     "build_request",
     "check_batch_model",
     "check_capabilities",
+    "check_generation",
     "check_identity",
     "check_reachable",
     "estimate_plan",

@@ -15,6 +15,7 @@ import logging
 import socket
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 from rich.console import Console
@@ -27,6 +28,7 @@ from gasp.backends import (
     ResilientModel,
     ScoreRequest,
     batch_price,
+    check_model_available,
     parse_model_spec,
     price_per_mtok,
     redact_url,
@@ -40,7 +42,7 @@ from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemRecord, RunStore, read_manifest
+from gasp.store import ItemRecord, RunStore, count_answers, read_manifest, remove_store
 
 logger = logging.getLogger("gasp.runner")
 
@@ -106,45 +108,17 @@ async def agenerate(
             if existing is not None:
                 check_identity(existing, identity, path)
         return summary
-    if path.is_dir():
-        raise ConfigError(f"--out {path} is a directory; give a .sqlite file path")
-    backend = _make_backend(model, opts)
-    owns_backend = isinstance(model, str)
-    client = None
+    session = await _prepare(plan, model, path, opts, identity, summary)
     try:
-        check_capabilities(plan, backend, spec)
-        urls = opts.endpoint_urls()
-        if opts.batch is not None:
-            if len(urls) > 1:
-                raise ConfigError(
-                    f"--batch sends a run to one provider; give one --base-url, not {len(urls)}"
-                )
-            client = batch_client_for(backend, plan)
-        if len(urls) == 1:
-            check_reachable(urls[0])
-        elif urls:
-            check_fleet(urls, backend)
-        if isinstance(backend, FleetBackend):
-            backend.call_timeout_s = opts.retry.timeout_s
-        if path.exists():
-            existing = read_manifest(path)
-            if existing is not None:
-                check_identity(existing, identity, path, backend.generation_engine)
-        # A batching (local) backend runs one batch at a time on its device: calls
-        # beyond the first would only queue inside the backend, where the wrapper's
-        # timeout would count their waiting time.
-        concurrency = 1 if backend.supports_batching else opts.max_concurrency
-        wrapper = ResilientModel(backend, max_concurrency=concurrency, retry=opts.retry)
-        if backend.supports_batching:
-            summary.batch_size = wrapper.batch_size
-            summary.batching = backend.batching_note()
+        if session.fresh:
+            _note(console, f"{path} held no answer of its earlier run; it starts afresh")
+            remove_store(path)
         store = RunStore.open(path, create=True)
     except BaseException:
-        if client is not None:
-            await client.aclose()
-        if owns_backend:
-            await backend.aclose()
+        await session.aclose()
         raise
+    backend, client, wrapper = session.backend, session.client, session.wrapper
+    assert wrapper is not None
     try:
         if not store.has_manifest():
             store.write_manifest(
@@ -167,11 +141,123 @@ async def agenerate(
             await BatchRun(loop, client, store.batch_ledger(), opts.batch).run()
     finally:
         store.close()
-        if client is not None:
-            await client.aclose()
-        if owns_backend:
-            await wrapper.aclose()
+        await session.aclose()
     return summary
+
+
+@dataclasses.dataclass
+class _Session:
+    """What the checks before a run made: the backend, its batch client and wrapper, and
+    whether the store at the path must start afresh (it holds another run, no answer)."""
+
+    backend: ModelBackend
+    owns_backend: bool
+    client: Any = None
+    wrapper: ResilientModel | None = None
+    fresh: bool = False
+
+    async def aclose(self) -> None:
+        if self.client is not None:
+            await self.client.aclose()
+        if self.owns_backend:
+            await (self.wrapper or self.backend).aclose()
+
+
+async def _prepare(
+    plan: StudyPlan,
+    model: str | ModelBackend,
+    path: Path,
+    opts: RunOptions,
+    identity: dict[str, Any],
+    summary: RunSummary | None,
+) -> _Session:
+    """Every check before the store is created or opened; with ``summary`` None only the
+    checks (no wrapper, nothing loaded)."""
+    if path.is_dir():
+        raise ConfigError(f"--out {path} is a directory; give a .sqlite file path")
+    spec = model if isinstance(model, str) else f"instance/{model.model_id}"
+    session = _Session(_make_backend(model, opts), owns_backend=isinstance(model, str))
+    backend = session.backend
+    try:
+        check_capabilities(plan, backend, spec)
+        urls = opts.endpoint_urls()
+        if opts.batch is not None:
+            if len(urls) > 1:
+                raise ConfigError(
+                    f"--batch sends a run to one provider; give one --base-url, not {len(urls)}"
+                )
+            session.client = batch_client_for(backend, plan)
+        if len(urls) == 1:
+            check_reachable(urls[0])
+        elif urls:
+            check_fleet(urls, backend)
+        if isinstance(model, str):
+            check_model_available(
+                model,
+                base_urls=urls,
+                api_key_env=opts.api_key_env,
+                options=opts.backend_options,
+            )
+        if isinstance(backend, FleetBackend):
+            backend.call_timeout_s = opts.retry.timeout_s
+        if path.exists():
+            existing = read_manifest(path)
+            if existing is not None:
+                try:
+                    check_identity(existing, identity, path, backend.generation_engine)
+                except ConfigError:
+                    if count_answers(path):
+                        raise
+                    session.fresh = True
+        if summary is None:
+            return session
+        # A batching (local) backend runs one batch at a time on its device: calls
+        # beyond the first would only queue inside the backend, where the wrapper's
+        # timeout would count their waiting time.
+        concurrency = 1 if backend.supports_batching else opts.max_concurrency
+        session.wrapper = ResilientModel(backend, max_concurrency=concurrency, retry=opts.retry)
+        if backend.supports_batching:
+            summary.batch_size = session.wrapper.batch_size
+            summary.batching = backend.batching_note()
+    except BaseException:
+        await session.aclose()
+        raise
+    return session
+
+
+def _note(console: Console | None, line: str) -> None:
+    if console is not None:
+        console.print(line)
+    else:
+        logger.warning(line)
+
+
+def check_generation(
+    study: StudyPlan | Plannable,
+    model: str,
+    store_path: str | Path,
+    options: RunOptions | None = None,
+) -> None:
+    """Every check :func:`generate` makes before it creates or opens the store (options,
+    model, key, server, capabilities, model list, the run a store holds), without
+    creating, opening or loading anything: a command runs it before it prints."""
+    asyncio.run(_check(study, model, Path(store_path), options or RunOptions()))
+
+
+async def _check(study: StudyPlan | Plannable, model: str, path: Path, opts: RunOptions) -> None:
+    opts.validate()
+    plan = as_plan(study)
+    decoding = dataclasses.replace(opts.decoding, seed=opts.seed)
+    parse_model_spec(model)
+    if opts.batch is not None:
+        check_batch_model(model)
+    if opts.max_cost is not None and price_per_mtok(model) is None:
+        raise ConfigError(
+            f"max_cost needs a model with a known price (openai/<model>); {model!r} has none"
+        )
+    identity = run_identity(plan, model, decoding, opts.seed)
+    session = await _prepare(plan, model, path, opts, identity, None)
+    await session.aclose()
 
 
 def check_capabilities(plan: StudyPlan, backend: ModelBackend, spec: str) -> None:
@@ -269,4 +355,11 @@ def _host_and_port(base_url: str) -> tuple[str, int]:
     return parts.hostname, port
 
 
-__all__ = ["RunOptions", "RunSummary", "agenerate", "check_capabilities", "generate"]
+__all__ = [
+    "RunOptions",
+    "RunSummary",
+    "agenerate",
+    "check_capabilities",
+    "check_generation",
+    "generate",
+]

@@ -8,7 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from gasp.backends import DecodingConfig, EndpointStats, RetryPolicy, check_distinct
+from gasp.backends import (
+    DecodingConfig,
+    EndpointStats,
+    RetryPolicy,
+    check_distinct,
+    refuse_credentials,
+)
 from gasp.errors import ConfigError
 from gasp.runner._plan import PlanEstimate
 
@@ -99,6 +105,8 @@ class RunOptions:
         """Raise :class:`ConfigError` for an impossible option."""
         if isinstance(self.base_urls, str):
             raise ConfigError("base_urls must be a list of URLs, not one string")
+        for url in self.endpoint_urls():
+            refuse_credentials(url)
         check_distinct(self.endpoint_urls())
         if self.seed < 0:
             raise ConfigError(f"seed must be a non-negative integer, got {self.seed}")

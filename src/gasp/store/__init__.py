@@ -13,6 +13,7 @@ from gasp.store._frames import (
     SCORES_TRAILING_COLUMNS,
 )
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
+from gasp.store._peek import count_answers, is_writable, read_only_uri, remove_store
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
@@ -39,8 +40,12 @@ __all__ = [
     "SampleRecord",
     "ScoreRecord",
     "backup_path",
+    "count_answers",
     "export",
+    "is_writable",
     "read_manifest",
+    "read_only_uri",
+    "remove_store",
     "utc_now",
     "v1_item_id",
 ]

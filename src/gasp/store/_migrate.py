@@ -93,10 +93,9 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
     was written by a newer gasp.
     """
     file = Path(path)
-    try:
-        conn = sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise DataError(f"cannot open run store {file}: {exc}") from None
+    from gasp.store._peek import connect_read_only
+
+    conn = connect_read_only(file, check=False)
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         if not tables:

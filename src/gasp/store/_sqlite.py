@@ -27,6 +27,7 @@ from gasp.store._frames import (
     study_name,
 )
 from gasp.store._items import ItemKinds, insert_items
+from gasp.store._peek import connect_read_only, is_writable
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
@@ -75,7 +76,9 @@ class RunStore:
         """Open the store at ``path``; with ``create`` make it when it does not exist.
 
         A store of schema version 1 is migrated in place to version 2 first, after a
-        backup copy next to it (see :mod:`gasp.store._migrate`).
+        backup copy next to it (see :mod:`gasp.store._migrate`). An existing store this
+        process may not write (the file or its folder is read-only) opens read-only when
+        ``create`` is False: reading works, a write raises :class:`DataError`.
         """
         file = Path(path)
         if not file.exists():
@@ -85,6 +88,8 @@ class RunStore:
                 file.parent.mkdir(parents=True, exist_ok=True)
         elif file.is_dir():
             raise DataError(f"{file} is a directory, not a run store")
+        elif not create and not is_writable(file):
+            return cls._open_read_only(file)
         try:
             conn = sqlite3.connect(str(file), isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -105,6 +110,21 @@ class RunStore:
             conn.close()
             raise
         return store
+
+    @classmethod
+    def _open_read_only(cls, file: Path) -> RunStore:
+        """Open a store this process may not write, for reading only."""
+        conn = connect_read_only(file)
+        try:
+            if _migrate.schema_version(conn, file) < SCHEMA_VERSION:
+                raise DataError(
+                    f"{file} is an older run store that must be upgraded, and it is "
+                    "read-only; copy the run folder somewhere writable first"
+                )
+        except BaseException:
+            conn.close()
+            raise
+        return cls(file, conn)
 
     def _initialize(self, create: bool) -> None:
         tables = {

@@ -6,6 +6,7 @@ Study packages never import each other; :func:`get_study_type` imports a built-i
 one when it is first asked for.
 """
 
+from gasp.studies._options import StudyOption, check_study_options
 from gasp.studies._registry import (
     BUILTIN_STUDY_MODULES,
     COMMON_OPTIONS,
@@ -27,7 +28,9 @@ __all__ = [
     "COMMON_OPTIONS",
     "DEFAULT_STUDY_KIND",
     "STUDY_KIND_KEY",
+    "StudyOption",
     "StudyType",
+    "check_study_options",
     "get_study_type",
     "read_study_file",
     "register_study",

@@ -20,6 +20,7 @@ import yaml
 
 from gasp.errors import ConfigError
 from gasp.runner import Plannable
+from gasp.studies._options import StudyOption
 
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
@@ -49,8 +50,10 @@ class StudyType(abc.ABC):
     name: str
     #: One line for ``gasp studies``.
     description: str
-    #: The study's own options (``--study-option KEY=VALUE``): name -> one line of help.
-    study_options: Mapping[str, str] = {}
+    #: The study's own options (``--study-option KEY=VALUE``): name -> its declaration
+    #: (a :class:`StudyOption`: help line, kind, range or choices; a plain string is a
+    #: help line whose values are not checked up front).
+    study_options: Mapping[str, StudyOption | str] = {}
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Decoding settings this study uses unless the command line gives others

@@ -98,7 +98,8 @@ class FakeOpenAIServer:
         retry_after_s: the ``Retry-After`` sent with 429 answers.
         hang_s: how long a ``timeout`` fault waits before answering.
         api_key: when set, requests must carry it as a bearer token (else 401).
-        models: model names served (others get 404); ``None`` accepts any.
+        models: model names served and listed at ``/models`` (others get 404);
+            ``None`` accepts any and lists none (``/models`` answers 404).
         text: ``text(prompt, rng)`` makes the answer; default persona-like text.
         logprobs: the token log-probabilities reported when asked for them.
         serve_logprobs: ``False`` ignores requests for log-probabilities, like a
@@ -259,7 +260,9 @@ class FakeOpenAIServer:
     async def _list_models(self, request: web.Request) -> web.StreamResponse:
         if not self._authorized(request):
             return error_reply(401, "Incorrect API key provided.", "invalid_api_key")
-        names = self.models or ("fake-model",)
+        if self.models is None:  # any model is served: there is no list to give
+            return error_reply(404, "This server does not list its models.", "not_found")
+        names = self.models
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "gasp"} for n in names]
         return web.json_response({"object": "list", "data": data})
 

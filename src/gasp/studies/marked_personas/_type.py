@@ -7,30 +7,58 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.studies import StudyType, reject_options
+from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.marked_personas._model import (
     KINDS,
     STUDY_KIND,
+    THEY_VERBS,
     MarkedPersonasStudy,
     load_study,
 )
 
 #: Study options (``--study-option KEY=VALUE``).
-STUDY_OPTIONS: dict[str, str] = {
-    "texts": "personas, stories or both (default both: Table A9 and Table A14 prompts)",
+STUDY_OPTIONS: dict[str, StudyOption | str] = {
+    "texts": StudyOption(
+        "personas, stories or both (default both: Table A9 and Table A14 prompts)",
+        choices=("personas", "stories", "both"),  # the keys of _TEXTS
+    ),
     "prompts": "comma-separated prompt ids to run (default all of the chosen texts)",
     "race": "comma-separated race values to run, the unmarked included ('a White,a Black')",
     "gender": "comma-separated gender values to run (M, W, N), the unmarked M included",
-    "they_verb": "'is' (published data: 'that they is', default) or 'are'",
-    "anonymizer": "SVM anonymizer: paper (the authors' substring deletion, default) or clean",
-    "svm_seed": "seed of the stratified 80/20 SVM split (default 42)",
-    "min_df": "minimum document frequency of SVM features (default 0.001)",
+    "they_verb": StudyOption(
+        "'is' (published data: 'that they is', default) or 'are'", choices=THEY_VERBS
+    ),
+    "anonymizer": StudyOption(
+        "SVM anonymizer: paper (the authors' substring deletion, default) or clean",
+        choices=("paper", "clean"),
+    ),
+    "svm_seed": StudyOption(
+        "seed of the stratified 80/20 SVM split (default 42)",
+        kind="int",
+        minimum=0,
+        maximum=2**32 - 1,
+    ),
+    "min_df": StudyOption(
+        "minimum document frequency of SVM features (default 0.001)",
+        kind="float",
+        minimum=0.0,
+        maximum=1.0,
+        exclusive_maximum=True,
+    ),
     "refusal_patterns": "'|'-separated, case-insensitive refusal patterns ('language model')",
-    "exclude_refusals": "leave refusals out of every analysis (default false)",
-    "lexicon_counting": "stereotype lexicon rates in the figures: tokens (whole words, "
-    "default) or authors (the authors' formula: substrings after punctuation is removed)",
-    "resilience_counting": "'resilient'/'resilience': words (whole words, default) or "
-    "substrings (as the authors counted: 'resiliently' too)",
+    "exclude_refusals": StudyOption(
+        "leave refusals out of every analysis (default false)", kind="bool"
+    ),
+    "lexicon_counting": StudyOption(
+        "stereotype lexicon rates in the figures: tokens (whole words, default) or authors "
+        "(the authors' formula: substrings after punctuation is removed)",
+        choices=("tokens", "authors"),
+    ),
+    "resilience_counting": StudyOption(
+        "'resilient'/'resilience': words (whole words, default) or substrings "
+        "(as the authors counted: 'resiliently' too)",
+        choices=("words", "substrings"),
+    ),
     "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
 }
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.

@@ -8,7 +8,7 @@ from typing import Any
 
 from gasp.backends import DEFAULT_MAX_CANDIDATE_CHARS
 from gasp.errors import ConfigError
-from gasp.studies import StudyType, reject_options
+from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.occugender._data import (
     NO_DEBIASING,
     STUDY_KIND,
@@ -20,23 +20,34 @@ from gasp.studies.occugender._data import (
     load_jobs,
     load_templates,
 )
-from gasp.studies.occugender._study import OccuGenderStudy
+from gasp.studies.occugender._study import ARTICLES, EXPRESSION_MODES, MODES, OccuGenderStudy
 
-STUDY_OPTIONS: dict[str, str] = {
-    "mode": "raw (the paper's Q/A text, default) or chat (the model's chat template)",
+STUDY_OPTIONS: dict[str, StudyOption | str] = {
+    "mode": StudyOption(
+        "raw (the paper's Q/A text, default) or chat (the model's chat template)",
+        choices=MODES,
+    ),
     "jobs": "comma-separated jobs of the job list to keep (default: all 40 of Table 4)",
     "jobs_file": "CSV of your own jobs: job,group,bls_pct_female[,bls_year]",
     "templates_file": "TOML/YAML of your own (paraphrased) templates, replacing Table 3's two",
-    "article": "auto (a/an before the job, default) or a (always 'a', as the paper writes)",
-    "expressions_file": "TOML/YAML of your own gender expressions (explicit, implicit sets)",
-    "case_variants": "score each expression capitalised and in lower case (default true)",
-    "expressions": (
-        "all (default; exact backends) or single-token: drop, up front, the expressions an "
-        "approximate (openai/openai-compatible) backend refuses, reported as not scorable"
+    "article": StudyOption(
+        "auto (a/an before the job, default) or a (always 'a', as the paper writes)",
+        choices=ARTICLES,
     ),
-    "max_candidate_chars": (
+    "expressions_file": "TOML/YAML of your own gender expressions (explicit, implicit sets)",
+    "case_variants": StudyOption(
+        "score each expression capitalised and in lower case (default true)", kind="bool"
+    ),
+    "expressions": StudyOption(
+        "all (default; exact backends) or single-token: drop, up front, the expressions an "
+        "approximate (openai/openai-compatible) backend refuses, reported as not scorable",
+        choices=EXPRESSION_MODES,
+    ),
+    "max_candidate_chars": StudyOption(
         f"with expressions=single-token: the backend's max_candidate_chars (default "
-        f"{DEFAULT_MAX_CANDIDATE_CHARS})"
+        f"{DEFAULT_MAX_CANDIDATE_CHARS})",
+        kind="int",
+        minimum=1,
     ),
     "debiasing": "all (None + prompts 1-6 of Table 5, default), none, or ids such as none,1,5",
 }

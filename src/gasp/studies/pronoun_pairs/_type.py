@@ -8,7 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.studies import StudyType, reject_options
+from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.pronoun_pairs._professions import (
     default_professions,
     draw_pairs,
@@ -65,8 +65,12 @@ class PronounPairs(StudyType):
     )
     study_options = MappingProxyType(
         {
-            "pairs": f"profession pairs to draw (default {DEFAULT_PAIRS})",
-            "pair_seed": "seed of the draw of pairs (default 0)",
+            "pairs": StudyOption(
+                f"profession pairs to draw (default {DEFAULT_PAIRS})", kind="int", minimum=1
+            ),
+            "pair_seed": StudyOption(
+                "seed of the draw of pairs (default 0)", kind="int", minimum=0
+            ),
         }
     )
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
@@ -131,9 +135,21 @@ class Narratives(StudyType):
     study_options = MappingProxyType(
         {
             "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
-            "gender_threshold": "P(female | name) for F (and 1 - it for M); default 0.9",
-            "name_min_count": "births (table count) a protagonist's name needs; default 100",
-            "top_names": "most frequent names listed per profession (default 5)",
+            "gender_threshold": StudyOption(
+                "P(female | name) for F (and 1 - it for M); default 0.9",
+                kind="float",
+                minimum=0.5,
+                maximum=1.0,
+                exclusive_minimum=True,
+            ),
+            "name_min_count": StudyOption(
+                "births (table count) a protagonist's name needs; default 100",
+                kind="int",
+                minimum=1,
+            ),
+            "top_names": StudyOption(
+                "most frequent names listed per profession (default 5)", kind="int", minimum=1
+            ),
         }
     )
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})

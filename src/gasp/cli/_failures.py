@@ -1,0 +1,64 @@
+"""How the command line ends when the system, not gasp, stops it.
+
+An operating system error that reaches the command line (a folder that cannot be
+created, a read-only file) becomes one line naming the file; output whose reader went
+away (``gasp analyze RUN | head``) ends quietly, as a process stopped by SIGPIPE.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+
+#: Exit status after the reader of standard output went away (128 + SIGPIPE).
+BROKEN_PIPE_EXIT_CODE = 141
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an operating system error: what failed, on which file."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is None:
+        return reason
+    target = f"{exc.filename} -> {exc.filename2}" if exc.filename2 is not None else exc.filename
+    return f"{reason}: {target}"
+
+
+def _is_devnull(fd: int) -> bool:
+    try:
+        here, null = os.fstat(fd), os.stat(os.devnull)
+    except OSError:
+        return False
+    return (here.st_dev, here.st_ino) == (null.st_dev, null.st_ino)
+
+
+class OutputWatch:
+    """Whether standard output's reader went away while a command ran.
+
+    Click (Typer's copy of it as well) wraps both streams in a ``PacifyFlushWrapper``
+    when a write meets a broken pipe, and Rich points standard output at the null
+    device; both then exit with status 1.
+    """
+
+    def __init__(self) -> None:
+        self._was_devnull = _is_devnull(1)
+
+    def closed(self) -> bool:
+        """True when the command stopped because standard output's reader went away."""
+        if type(sys.stdout).__name__ == "PacifyFlushWrapper":
+            return True
+        return not self._was_devnull and _is_devnull(1)
+
+
+def quiet_exit(code: int) -> None:
+    """Exit with ``code`` and nothing more on the streams (no error at interpreter exit
+    when Python flushes a standard output whose reader is gone)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.__stdout__, sys.__stderr__):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(devnull, stream.fileno())
+    sys.exit(code)
+
+
+__all__ = ["BROKEN_PIPE_EXIT_CODE", "OutputWatch", "os_error_line", "quiet_exit"]

@@ -1,0 +1,89 @@
+"""Looking into a run store without changing it (read-only SQLite connections)."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+from gasp.errors import DataError
+
+
+def read_only_uri(path: str | Path) -> str:
+    """The SQLite URI that opens ``path`` read-only (no write, no journal file made)."""
+    return f"{Path(path).resolve().as_uri()}?mode=ro"
+
+
+def is_writable(path: str | Path) -> bool:
+    """True when this process may write the store at ``path`` and create its journal
+    files beside it (the file and its folder are writable)."""
+    file = Path(path)
+    folder = file.parent if str(file.parent) else Path(".")
+    return os.access(file, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
+
+
+def connect_read_only(path: str | Path, *, check: bool = True) -> sqlite3.Connection:
+    """A read-only connection to the gasp run store at ``path``.
+
+    Without its shared-memory file, and none can be made beside it (a read-only
+    folder), the file is read as immutable. Raises :class:`DataError` when it cannot
+    be read or (with ``check``) is not a gasp run store.
+    """
+    file = Path(path)
+    for uri in (read_only_uri(file), read_only_uri(file) + "&immutable=1"):
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error:
+            continue
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.OperationalError:
+            conn.close()
+            continue
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise DataError(f"{file} is not a gasp run store ({exc})") from None
+        if check and "gasp_meta" not in tables:
+            conn.close()
+            raise DataError(f"{file} is not a gasp run store")
+        return conn
+    raise DataError(f"cannot open run store {file}")
+
+
+def count_answers(path: str | Path) -> int:
+    """How many answers (samples and scores that did not fail) the store at ``path`` holds.
+
+    Zero for a store that only recorded failed requests, or none; the file is not
+    modified. Raises :class:`DataError` when it is not a gasp run store.
+    """
+    file = Path(path)
+    try:
+        conn = sqlite3.connect(read_only_uri(file), uri=True)
+    except sqlite3.Error as exc:
+        raise DataError(f"cannot open run store {file}: {exc}") from None
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        total = 0
+        if "samples" in tables:
+            total += conn.execute(
+                "SELECT COUNT(*) FROM samples WHERE stop_reason != 'error'"
+            ).fetchone()[0]
+        if "scores" in tables:
+            total += conn.execute("SELECT COUNT(*) FROM scores WHERE status != 'error'").fetchone()[
+                0
+            ]
+        return int(total)
+    except sqlite3.DatabaseError as exc:
+        raise DataError(f"{file} is not a gasp run store ({exc})") from None
+    finally:
+        conn.close()
+
+
+def remove_store(path: str | Path) -> None:
+    """Delete the store file at ``path`` and its write-ahead log and shared-memory files."""
+    file = Path(path)
+    for suffix in ("-wal", "-shm", ""):
+        Path(f"{file}{suffix}").unlink(missing_ok=True)
+
+
+__all__ = ["connect_read_only", "count_answers", "is_writable", "read_only_uri", "remove_store"]
