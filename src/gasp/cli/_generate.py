@@ -85,6 +85,7 @@ def generate_command(
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
     batch: gen.BatchOption = False,
+    wait: gen.WaitOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
@@ -112,6 +113,7 @@ def generate_command(
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
         batch=batch,
+        wait=wait,
     )
     spec = generation.build_study()
     decoding = generation.decoding()

@@ -8,6 +8,7 @@ recompute from it. The study's registered type does the study-specific steps.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +22,7 @@ from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import ConfigError
 from gasp.io import run_folder_paths
 from gasp.runner import check_batch_model
+from gasp.store import store_lock
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
 STEP_FAILED_EXIT_CODE = 1
@@ -59,6 +61,7 @@ def run_command(
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
     batch: gen.BatchOption = False,
+    wait: gen.WaitOption = False,
     min_samples: an.MinSamplesOption = None,
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
@@ -116,6 +119,7 @@ def run_command(
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
         batch=batch,
+        wait=wait,
     )
     if batch:
         check_batch_model(model)  # before any step starts
@@ -152,9 +156,22 @@ def run_command(
     console = Console(stderr=True)
     skipped = set(skip or [])
     steps = [s for s in Step if s not in skipped]
-    console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
-    run = StudyRun(study_type, model, paths, generation, analysis, probe, report)
-    outcome = run_steps(run, steps, console)
+    # One run per folder: a folder that exists is locked before anything is printed,
+    # for every step (a new folder is locked by the generation once the model checks out).
+    with contextlib.ExitStack() as held:
+        if Step.generate in steps and paths.store is not None and out.is_dir():
+            held.enter_context(
+                store_lock(
+                    paths.store,
+                    wait=wait,
+                    on_wait=lambda h: console.print(f"waiting for {h.describe()} to finish"),
+                )
+            )
+        console.print(
+            f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})"
+        )
+        run = StudyRun(study_type, model, paths, generation, analysis, probe, report)
+        outcome = run_steps(run, steps, console)
     if outcome.report is not None:
         typer.echo(str(outcome.report))
     if not outcome.ok:

@@ -40,7 +40,7 @@ from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemRecord, RunStore, read_manifest
+from gasp.store import ItemRecord, LockHolder, RunStore, StoreLock, read_manifest
 
 logger = logging.getLogger("gasp.runner")
 
@@ -111,6 +111,7 @@ async def agenerate(
     backend = _make_backend(model, opts)
     owns_backend = isinstance(model, str)
     client = None
+    lock = StoreLock(path)
     try:
         check_capabilities(plan, backend, spec)
         urls = opts.endpoint_urls()
@@ -126,6 +127,7 @@ async def agenerate(
             check_fleet(urls, backend)
         if isinstance(backend, FleetBackend):
             backend.call_timeout_s = opts.retry.timeout_s
+        await _lock_store(lock, opts.wait_for_lock, console)
         if path.exists():
             existing = read_manifest(path)
             if existing is not None:
@@ -140,6 +142,7 @@ async def agenerate(
             summary.batching = backend.batching_note()
         store = RunStore.open(path, create=True)
     except BaseException:
+        lock.release()
         if client is not None:
             await client.aclose()
         if owns_backend:
@@ -167,11 +170,34 @@ async def agenerate(
             await BatchRun(loop, client, store.batch_ledger(), opts.batch).run()
     finally:
         store.close()
+        lock.release()
         if client is not None:
             await client.aclose()
         if owns_backend:
             await wrapper.aclose()
     return summary
+
+
+async def _lock_store(lock: StoreLock, wait: bool, console: Console | None) -> None:
+    """Take the store's lock; another holder refuses the run, or with ``wait`` delays it."""
+
+    def tell(holder: LockHolder) -> None:
+        line = f"waiting for {holder.describe()} to finish generating {lock.store}"
+        if console is not None:
+            console.print(line)
+        else:
+            logger.warning(line)
+
+    if wait:
+        # Poll without blocking the event loop (a backend may run tasks on it).
+        told = False
+        while (holder := lock.try_acquire()) is not None:
+            if not told:
+                tell(holder)
+                told = True
+            await asyncio.sleep(0.2)
+    else:
+        await asyncio.to_thread(lock.acquire)
 
 
 def check_capabilities(plan: StudyPlan, backend: ModelBackend, spec: str) -> None:

@@ -12,6 +12,15 @@ from gasp.store._frames import (
     SAMPLES_TRAILING_COLUMNS,
     SCORES_TRAILING_COLUMNS,
 )
+from gasp.store._lock import (
+    LOCK_SUFFIX,
+    LockHolder,
+    StoreLock,
+    StoreLockedError,
+    lock_holder,
+    lock_path,
+    store_lock,
+)
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
 from gasp.store._records import (
     ItemRecord,
@@ -26,6 +35,7 @@ from gasp.store._sqlite import RunStore
 __all__ = [
     "EXPORT_FORMATS",
     "EXPORT_TABLES",
+    "LOCK_SUFFIX",
     "SAMPLES_LEADING_COLUMNS",
     "SAMPLES_TRAILING_COLUMNS",
     "SCHEMA_VERSION",
@@ -35,12 +45,18 @@ __all__ = [
     "BatchRecord",
     "ItemRecord",
     "ItemStateRecord",
+    "LockHolder",
     "RunStore",
     "SampleRecord",
     "ScoreRecord",
+    "StoreLock",
+    "StoreLockedError",
     "backup_path",
     "export",
+    "lock_holder",
+    "lock_path",
     "read_manifest",
+    "store_lock",
     "utc_now",
     "v1_item_id",
 ]
