@@ -3,6 +3,8 @@ line naming the first (or waits with ``--wait``), and a killed holder frees it a
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
 import signal
 import socket
@@ -17,7 +19,7 @@ import numpy as np
 import pytest
 
 from _cli import gasp_exit_code
-from gasp.store import LockHolder, RunStore, StoreLock, StoreLockedError, lock_holder, lock_path
+from gasp.store import RunStore, StoreLock, StoreLockedError, lock_holder, lock_path
 from gasp.testing import FakeOpenAIServer
 
 RUN = ("-m", "gasp", "run", "narratives", "--quick", "-m", "openai-compatible/fake-model")
@@ -144,38 +146,73 @@ def test_lock_nests_in_one_process_and_names_its_holder(tmp_path: Path) -> None:
     assert lock_holder(store) is None and not lock_path(store).exists()
 
 
-def test_refusal_names_the_holder_recorded_in_the_lock_file(tmp_path: Path) -> None:
-    store = tmp_path / "run.sqlite"
-    code = (
-        "import sys, time\n"
-        "from gasp.store import StoreLock\n"
-        f"lock = StoreLock({str(store)!r}).acquire()\n"
-        "print('held', flush=True)\n"
-        "sys.stdin.read()\n"
-    )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    proc = subprocess.Popen(
-        [sys.executable, "-c", code],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        env=env,
-    )
+@contextlib.contextmanager
+def held_elsewhere(store: Path) -> Iterator[int]:
+    """Hold the lock of ``store`` from a forked process; yield its id."""
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the holder: take the lock, say so, wait to be told to exit
+        try:
+            StoreLock(store).acquire()
+            os.write(ready_w, b"1")
+            os.read(stop_r, 1)
+        finally:
+            os._exit(0)
     try:
-        assert proc.stdout is not None and proc.stdout.readline() == b"held\n"
+        assert os.read(ready_r, 1) == b"1"
+        yield pid
+    finally:
+        os.write(stop_w, b"1")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, stop_r, stop_w):
+            os.close(fd)
+
+
+def test_refusal_names_the_holder_and_wait_starts_when_it_exits(tmp_path: Path) -> None:
+    store = tmp_path / "run.sqlite"
+    seen: list[int | None] = []
+    with held_elsewhere(store) as pid:
         with pytest.raises(StoreLockedError) as refused:
             StoreLock(store).acquire()
-        assert refused.value.holder.pid == proc.pid
-        assert f"pid {proc.pid} on host" in str(refused.value)
+        assert refused.value.holder.pid == pid
+        assert f"pid {pid} on host {socket.gethostname()} (since " in str(refused.value)
         assert "\n" not in str(refused.value)
-        seen: list[int | None] = []
+        waiter = threading.Thread(
+            target=lambda: (
+                StoreLock(store)
+                .acquire(wait=True, on_wait=lambda h: seen.append(h.pid), poll_s=0.05)
+                .release()
+            )
+        )
+        waiter.start()
+        _until(lambda: seen, "the waiting line", 30)
+        assert waiter.is_alive()
+    waiter.join(30)
+    assert not waiter.is_alive() and seen == [pid]
 
-        def free(holder: LockHolder) -> None:  # told once, then the holder exits
-            seen.append(holder.pid)
-            assert proc.stdin is not None
-            proc.stdin.close()
 
-        StoreLock(store).acquire(wait=True, on_wait=free, poll_s=0.05).release()
-        assert seen == [proc.pid]
-    finally:
-        proc.kill()
-        proc.wait(30)
+def test_analysis_and_report_of_a_run_being_generated_say_it_is_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIServer() as server:
+        args = [*RUN[2:], "--base-url", server.base_url, "--out", str(out), *SKIP]
+        assert gasp_exit_code(monkeypatch, *args) == 0
+    capfd.readouterr()
+    with held_elsewhere(out / "run.sqlite") as pid:
+        assert gasp_exit_code(monkeypatch, "analyze", str(out)) == 0
+        err = capfd.readouterr().err
+        assert err.startswith("gasp: note: This run is incomplete: pid ") and f"{pid}" in err
+        assert gasp_exit_code(monkeypatch, "report", str(out)) == 0
+        assert "is still generating this run" in capfd.readouterr().err
+    saved = json.loads((out / "results" / "results.json").read_text())
+    assert saved["meta"]["incomplete"].startswith(f"This run is incomplete: pid {pid} ")
+    page = (out / "report" / "report.html").read_text()
+    assert "Incomplete run" in page and f"pid {pid}" in page
+    # analysed again once nobody generates, the results and the page say nothing of it
+    assert gasp_exit_code(monkeypatch, "analyze", str(out)) == 0
+    assert gasp_exit_code(monkeypatch, "report", str(out)) == 0
+    assert "gasp: note" not in capfd.readouterr().err
+    assert "incomplete" not in json.loads((out / "results" / "results.json").read_text())["meta"]
+    assert "Incomplete run" not in (out / "report" / "report.html").read_text()

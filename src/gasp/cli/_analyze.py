@@ -12,6 +12,7 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._incomplete import generation_note, note_analysis
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
 from gasp.io import TABLE_FORMATS, locate_run
@@ -87,7 +88,9 @@ def analyze(
         outcome = study_type.analyze_table(run, results, options)
     else:
         assert paths.store is not None
+        note = generation_note(paths.store)
         outcome = study_type.analyze(paths.store, results, options)
+        note_analysis(note, results)
     console = Console()
     for line in outcome.get("lines", ()):
         console.print(line)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from rich.console import Console
 
 from gasp.cli import _generation_options as gen
+from gasp.cli._incomplete import generation_note, note_analysis
 from gasp.errors import DataError, GaspError
 from gasp.io import RunPaths
 from gasp.runner import RunOptions, generate, summary_table
@@ -92,7 +93,9 @@ def _analyze(run: StudyRun, console: Console) -> list[str]:
     store = run.paths.store
     if store is None or not store.is_file():
         raise DataError(f"no run store at {store}; run the generate step first")
+    note = generation_note(store)
     outcome = run.study_type.analyze(store, run.paths.results, run.analysis)
+    note_analysis(note, run.paths.results)
     lines = list(outcome.get("lines", ()))
     for line in lines:
         console.print(line)

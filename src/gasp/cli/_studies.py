@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
+from gasp.cli._incomplete import note_report
 from gasp.errors import ConfigError, DataError
 from gasp.io import locate_run
 from gasp.studies import DEFAULT_STUDY_KIND, StudyType, get_study_type, study_types
@@ -63,6 +64,7 @@ def report_command(
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
+    note_report(paths.store)
     options = {"examples_per_word": examples_per_word}
     path = study.report(paths.results, out if out is not None else paths.report, options)
     typer.echo(str(path))
