@@ -6,7 +6,13 @@ stores. The store knows nothing of studies: a study expands itself into
 """
 
 from gasp.store._batches import BatchLedger, BatchRecord
-from gasp.store._export import EXPORT_FORMATS, EXPORT_TABLES, export
+from gasp.store._export import (
+    EXPORT_FORMATS,
+    EXPORT_TABLES,
+    default_table,
+    export,
+    export_frame,
+)
 from gasp.store._frames import (
     SAMPLES_LEADING_COLUMNS,
     SAMPLES_TRAILING_COLUMNS,
@@ -52,7 +58,9 @@ __all__ = [
     "StoreLock",
     "StoreLockedError",
     "backup_path",
+    "default_table",
     "export",
+    "export_frame",
     "lock_holder",
     "lock_path",
     "read_manifest",
