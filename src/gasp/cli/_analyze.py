@@ -102,7 +102,7 @@ def compare(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", help="Folder for the comparison tables (the report goes to OUT.report)."
+            "--out", help="Folder for the comparison tables (its report goes to OUT/report)."
         ),
     ],
     label: Annotated[
