@@ -9,6 +9,7 @@ import pandas as pd
 from gasp.report import ReportOptions, ReportWriter, add_manifest, add_other_tables, page_examples
 from gasp.results import AuditResults
 from gasp.studies.pronoun_pairs._narrative_analysis import SHARES, STORIES, TABLE4, TOP_NAMES
+from gasp.studies.pronoun_pairs._narrative_compare import COMPARE_SHARES, COMPARE_TESTS
 from gasp.studies.pronoun_pairs._pairs_analysis import (
     ANSWERS,
     MCNEMAR,
@@ -19,6 +20,7 @@ from gasp.studies.pronoun_pairs._pairs_analysis import (
 )
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
 from gasp.studies.pronoun_pairs.report._common import pct
+from gasp.studies.pronoun_pairs.report._narrative_compare import add_narrative_comparison
 from gasp.studies.pronoun_pairs.report._narratives import add_narrative_section
 from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section, figure4
 
@@ -30,6 +32,7 @@ _ABOUT = (
     "(model text is shown as plain text)."
 )
 _DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, MODELS, MCNEMAR}
+_DONE |= {COMPARE_SHARES, COMPARE_TESTS}
 _RAW = {ANSWERS, TRIPLES, STORIES}
 
 
@@ -71,7 +74,10 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     opts = options or ReportOptions()
     kind = results.meta.get("study_kind")
     model = str(results.meta.get("model_id") or "")
-    if results.meta.get("kind") == "comparison":
+    comparison = results.meta.get("kind") == "comparison"
+    if comparison and kind == NARRATIVES_KIND:
+        title = "Narrative names: comparison of runs"
+    elif comparison:
         title = "Paired pronoun prompts: comparison of runs"
     elif kind == NARRATIVES_KIND:
         title = "Narrative names" + (f" on {model}" if model else "")
@@ -80,7 +86,9 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     examples = page_examples(results, opts)
     writer = ReportWriter(out, title, "", examples, max_rows=opts.max_rows)
     writer.section("About this report", _ABOUT)
-    if results.meta.get("kind") == "comparison":
+    if comparison and kind == NARRATIVES_KIND:
+        add_narrative_comparison(writer, results)
+    elif comparison:
         _comparison(writer, results)
     elif kind == NARRATIVES_KIND:
         add_narrative_section(writer, results)
