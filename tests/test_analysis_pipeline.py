@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -211,10 +212,27 @@ def test_cli_analyze_and_compare(stores: list[Path], tmp_path: Path) -> None:
     comparison = AuditResults.load(out)["model_comparison"]
     assert set(comparison["gender"]) == {"F", "M"}
     assert comparison["model_a"].eq("low").all()
-    report = tmp_path / "cmp.report" / "report.html"
+    report = tmp_path / "cmp" / "report" / "report.html"
     assert report.is_file()
     assert "report written to" in result.output
     assert "Table 14" in report.read_text(encoding="utf-8")
+    assert not (tmp_path / "cmp.report").exists()
+
+    # run folders (the layout of gasp run) compare the same way
+    runs = []
+    for i, store in enumerate(stores):
+        shutil.copytree(store.with_name(store.name + ".results"), tmp_path / f"run{i}" / "results")
+        runs.append(str(tmp_path / f"run{i}"))
+    again = tmp_path / "again"
+    result = runner.invoke(
+        app, ["compare", *runs, "--out", str(again), "--label", "low", "--label", "high"]
+    )
+    assert result.exit_code == 0, result.output
+    pd.testing.assert_frame_equal(AuditResults.load(again)["model_comparison"], comparison)
+    assert (again / "report" / "report.html").is_file()
+    report.unlink()
+    assert runner.invoke(app, ["report", str(out)]).exit_code == 0
+    assert report.is_file()  # re-rendered where compare put it
 
 
 def test_cli_analyze_missing_store(tmp_path: Path) -> None:

@@ -178,7 +178,7 @@ def test_two_runs_compare_words_significant_in_both(planted: AuditResults, tmp_p
     words = comparison["persona_word_comparison"].set_index("group")
     assert "zephyr" in words.loc["Black", "significant_in_all"]
     assert {"only_first", "only_second"} <= set(words.columns)
-    page = (tmp_path / "cmp.report" / "report.html").read_text(encoding="utf-8")
+    page = (tmp_path / "cmp" / "report" / "report.html").read_text(encoding="utf-8")
     assert "significant in every run" in page and 'data-word="zephyr"' in page
     assert "persona_svm_accuracy_comparison" in comparison.tables
 

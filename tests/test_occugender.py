@@ -283,7 +283,7 @@ def test_gasp_run_quick_on_mock_scoring_then_report_and_compare(
     comparison = AuditResults.load(tmp_path / "cmp")
     table = comparison["comparison"]
     assert list(table["run"].unique()) == ["raw", "chat"] and set(table["mode"]) == {"raw", "chat"}
-    assert (tmp_path / "cmp.report" / "report.html").is_file()
+    assert (tmp_path / "cmp" / "report" / "report.html").is_file()
 
 
 def test_user_jobs_templates_and_expressions_files(tmp_path: Path) -> None:

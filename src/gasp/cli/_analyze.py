@@ -13,6 +13,7 @@ from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.cli._preflight import check_writable_folder
+from gasp.cli._incomplete import generation_note, note_analysis
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
 
@@ -92,7 +93,9 @@ def analyze(
         outcome = study_type.analyze_table(run, results, options)
     else:
         assert paths.store is not None
+        note = generation_note(paths.store)
         outcome = study_type.analyze(paths.store, results, options)
+        note_analysis(note, results)
     console = Console()
     for line in outcome.get("lines", ()):
         console.print(line)
@@ -104,7 +107,7 @@ def compare(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", help="Folder for the comparison tables (the report goes to OUT.report)."
+            "--out", help="Folder for the comparison tables (its report goes to OUT/report)."
         ),
     ],
     label: Annotated[

@@ -9,6 +9,7 @@ command resumes the run where it stopped.
 from __future__ import annotations
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -18,7 +19,7 @@ from rich.table import Table
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError
+from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
     from gasp.backends import DecodingConfig
@@ -85,6 +86,7 @@ def generate_command(
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
     batch: gen.BatchOption = False,
+    wait: gen.WaitOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
@@ -115,6 +117,7 @@ def generate_command(
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
         batch=batch,
+        wait=wait,
     )
     spec = generation.build_study()
     decoding = generation.decoding()
@@ -143,16 +146,54 @@ def generate_command(
         sys.exit(1)
 
 
+class ExportWhat(StrEnum):
+    """The tables ``gasp export`` writes."""
+
+    samples = "samples"
+    scores = "scores"
+    items = "items"
+
+
 @app.command("export")
 def export_command(
-    run: Annotated[Path, typer.Argument(help="Run store (.sqlite).")],
+    run: Annotated[Path, typer.Argument(help="Run folder or run store (.sqlite).")],
     out: Annotated[Path, typer.Argument(help="Output file: .parquet, .csv or .jsonl.")],
+    what: Annotated[
+        ExportWhat | None,
+        typer.Option(
+            "--what",
+            help="samples (generated texts), scores (one row per item, sample and candidate)"
+            " or items (prompts and attributes); default: scores for a scoring study, else"
+            " samples.",
+        ),
+    ] = None,
     no_errors: Annotated[
         bool, typer.Option("--no-errors", help="Leave out rows that record a failed request.")
     ] = False,
 ) -> None:
-    """Export a run's samples to Parquet, CSV or JSON Lines (by the file extension)."""
+    """Export a run's samples, scores or items to Parquet, CSV or JSON Lines (by the file
+    extension); print the file written."""
+    from gasp.io import locate_run
+    from gasp.store import RunStore, default_table
     from gasp.store import export as export_store
 
-    path = export_store(run, out, include_errors=not no_errors)
-    typer.echo(str(path))
+    if not run.exists():
+        raise DataError(f"no run store at {run}")
+    store = locate_run(run).store
+    if store is None:
+        raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
+    table = str(what) if what is not None else None
+    path = export_store(store, out, include_errors=not no_errors, table=table)
+    if path is not None:
+        typer.echo(str(path))
+        return
+    with RunStore.open(store) as opened:
+        table = table or default_table(opened.manifest() if opened.has_manifest() else {})
+        held = {
+            "samples": opened.count_samples(include_errors=not no_errors),
+            "scores": opened.count_scores(include_errors=not no_errors),
+            "items": len(opened.item_records()),
+        }
+    others = [f"--what {name} ({count:,} rows)" for name, count in held.items() if count]
+    hint = f"; try {' or '.join(others)}" if others else ""
+    typer.echo(f"gasp: warning: {run} has no {table} to export, nothing written{hint}", err=True)

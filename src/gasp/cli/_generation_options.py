@@ -90,6 +90,14 @@ BatchOption = Annotated[
         "answers within 24 h; a killed run resumes polling).",
     ),
 ]
+WaitOption = Annotated[
+    bool,
+    typer.Option(
+        "--wait",
+        help="When another process is generating into the same run, wait for it to "
+        "finish (default: refuse with one line naming it).",
+    ),
+]
 
 DEFAULT_STUDY = "more-of-the-same"
 DEFAULT_MODEL = "embedded"
@@ -176,6 +184,7 @@ class GenerationOptions:
     max_cost: float | None = None
     model_options: tuple[str, ...] = ()
     batch: bool = False
+    wait: bool = False
 
     @classmethod
     def for_study(
@@ -226,6 +235,7 @@ class GenerationOptions:
             progress=progress,
             backend_options=parse_model_options(self.model_options) or None,
             batch=BatchOptions() if self.batch else None,
+            wait_for_lock=self.wait,
         )
 
 
@@ -251,6 +261,7 @@ __all__ = [
     "TemperatureOption",
     "TemplatesOption",
     "TopPOption",
+    "WaitOption",
     "decoding_values",
     "select_study",
     "study_options",

@@ -8,6 +8,7 @@ recompute from it. The study's registered type does the study-specific steps.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -58,6 +59,7 @@ def run_command(
     max_cost: gen.MaxCostOption = None,
     model_option: gen.ModelOptionOption = None,
     batch: gen.BatchOption = False,
+    wait: gen.WaitOption = False,
     min_samples: an.MinSamplesOption = None,
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
@@ -124,6 +126,7 @@ def run_command(
         max_cost=max_cost,
         model_options=tuple(model_option or ()),
         batch=batch,
+        wait=wait,
     )
     if batch:
         check_batch_model(model)  # before any step starts
@@ -162,8 +165,23 @@ def run_command(
     run = StudyRun(study_type, model, paths, generation, analysis, probe, report, quiet=quiet)
     check_run(run, steps, out)  # every check first: a mistake prints one line, nothing else
     console = Console(stderr=True, quiet=quiet)
-    console.print(f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})")
-    outcome = run_steps(run, steps, console)
+    from gasp.store import store_lock
+
+    # One run per folder: a folder that exists is locked before anything is printed,
+    # for every step (a new folder is locked by the generation once the model checks out).
+    with contextlib.ExitStack() as held:
+        if Step.generate in steps and paths.store is not None and out.is_dir():
+            held.enter_context(
+                store_lock(
+                    paths.store,
+                    wait=wait,
+                    on_wait=lambda h: console.print(f"waiting for {h.describe()} to finish"),
+                )
+            )
+        console.print(
+            f"gasp run: {study} on {model} -> {out} (steps: {', '.join(steps) or 'none'})"
+        )
+        outcome = run_steps(run, steps, console)
     if outcome.report is not None:
         typer.echo(str(outcome.report))
     if not outcome.ok:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from rich.console import Console
 
+from gasp.cli._incomplete import generation_note, note_analysis
 from gasp.cli._preflight import report_from_results
 from gasp.errors import DataError, GaspError
 
@@ -104,7 +105,9 @@ def _analyze(run: StudyRun, console: Console) -> list[str]:
     store = run.paths.store
     if store is None or not store.is_file():
         raise DataError(f"no run store at {store}; run the generate step first")
+    note = generation_note(store)
     outcome = run.study_type.analyze(store, run.paths.results, run.analysis)
+    note_analysis(note, run.paths.results)
     lines = list(outcome.get("lines", ()))
     for line in lines:
         console.print(line)

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from gasp.cli._app import app
 from gasp.cli._preflight import check_writable_folder, report_from_results
+from gasp.cli._incomplete import note_report
 from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ def report_command(
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
+    note_report(paths.store)
     options = {"examples_per_word": examples_per_word}
     target = out if out is not None else paths.report
     check_writable_folder(

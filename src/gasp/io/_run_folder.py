@@ -2,7 +2,8 @@
 
 A run is found from any of: a run folder made by ``gasp run`` (``run.sqlite``,
 ``results/``, ``report/``), a run store file (results in ``<store>.results``
-beside it), or a results folder (``results.json``).
+beside it), or a results folder (``results.json``): ``X.results`` has its report in
+``X.report`` beside it, any other (the output of ``gasp compare --out D``) in ``D/report``.
 """
 
 from __future__ import annotations
@@ -40,12 +41,11 @@ def locate_run(path: str | Path) -> RunPaths:
         store = paths.store if paths.store is not None and paths.store.is_file() else None
         return RunPaths(store, paths.results, paths.report)
     if p.is_dir() and (p / "results.json").is_file():
-        store = (
-            p.with_name(p.name.removesuffix(".results")) if p.name.endswith(".results") else None
-        )
-        if store is not None and not store.is_file():
-            store = None
-        return RunPaths(store, p, p.with_name(p.name.removesuffix(".results") + ".report"))
+        if not p.name.endswith(".results"):  # a comparison's or --out folder: all inside
+            return RunPaths(None, p, p / REPORT_DIR)
+        store = p.with_name(p.name.removesuffix(".results"))
+        report = p.with_name(p.name.removesuffix(".results") + ".report")
+        return RunPaths(store if store.is_file() else None, p, report)
     if p.is_file():
         return RunPaths(p, p.with_name(p.name + ".results"), p.with_name(p.name + ".report"))
     raise DataError(f"no run at {p}: expected a run folder, a run store or a results folder")

@@ -29,6 +29,12 @@ from gasp.report._options import REPORT_FILE, ReportOptions
 from gasp.report._probe_page import ProbeView, probe_page
 from gasp.report._sections import add_manifest, add_other_tables, page_examples
 from gasp.report._viewer import ViewerText
+from gasp.report._sections import (
+    add_incomplete_note,
+    add_manifest,
+    add_other_tables,
+    page_examples,
+)
 from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
@@ -41,6 +47,7 @@ __all__ = [
     "Section",
     "TableStyle",
     "ViewerText",
+    "add_incomplete_note",
     "add_manifest",
     "add_other_tables",
     "colour_scale",

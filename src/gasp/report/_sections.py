@@ -8,10 +8,10 @@ from typing import Any
 from gasp.report._html import escape, key_value_table
 from gasp.report._options import ReportOptions
 from gasp.report._writer import ReportWriter, layout_style
-from gasp.results import AuditResults, trim_examples
+from gasp.results import INCOMPLETE_KEY, AuditResults, trim_examples
 
 #: Keys of ``AuditResults.meta`` shown elsewhere in the page (or not meant for readers).
-_HIDDEN_META = frozenset({"manifest", "manifests", "layouts"})
+_HIDDEN_META = frozenset({"manifest", "manifests", "layouts", INCOMPLETE_KEY})
 
 
 def page_examples(results: AuditResults, options: ReportOptions) -> dict[str, Any] | None:
@@ -40,6 +40,19 @@ def add_other_tables(writer: ReportWriter, results: AuditResults, done: set[str]
         )
 
 
+def add_incomplete_note(writer: ReportWriter, results: AuditResults) -> None:
+    """Open the page with the saved sentence saying the run was incomplete when analysed
+    (nothing when it was complete)."""
+    sentence = results.meta.get(INCOMPLETE_KEY)
+    if not sentence or any(s.ident == "incomplete-run" for s in writer.sections):
+        return
+    sec = writer.section("Incomplete run")
+    sec.ident = "incomplete-run"
+    sec.add_paragraph(str(sentence), cls="note")
+    writer.sections.remove(sec)
+    writer.sections.insert(0, sec)
+
+
 def add_manifest(
     writer: ReportWriter, results: AuditResults, manifest: Mapping[str, Any] | None
 ) -> None:
@@ -47,8 +60,10 @@ def add_manifest(
 
     A comparison has no manifest of its own: where ``manifest`` is None and the results
     saved ``meta["manifests"]`` (the manifest of every compared run, by its label), each
-    is shown under its label, with the run's path from ``meta["runs"]``.
+    is shown under its label, with the run's path from ``meta["runs"]``. When the results
+    cover part of a run still being generated, a note saying so opens the page.
     """
+    add_incomplete_note(writer, results)
     runs = results.meta.get("manifests")
     compared = manifest is None and isinstance(runs, Mapping) and bool(runs)
     sec = writer.section(

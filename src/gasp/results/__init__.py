@@ -6,10 +6,12 @@ example generations per word); its report section reads it and nothing else.
 
 from gasp.results._container import (
     EXAMPLES_FILE,
+    INCOMPLETE_KEY,
     INDEX_FILE,
     RESULTS_FORMAT_VERSION,
     AuditResults,
     TableLayout,
+    mark_incomplete,
 )
 from gasp.results._examples import (
     EXAMPLE_GROUPS,
@@ -25,12 +27,14 @@ from gasp.results._examples import (
 __all__ = [
     "EXAMPLES_FILE",
     "EXAMPLE_GROUPS",
+    "INCOMPLETE_KEY",
     "INDEX_FILE",
     "RESULTS_FORMAT_VERSION",
     "AuditResults",
     "TableLayout",
     "build_example_index",
     "group_key",
+    "mark_incomplete",
     "sample_genders",
     "sample_id",
     "split_cap",

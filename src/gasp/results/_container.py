@@ -145,6 +145,20 @@ class AuditResults:
         return cls(tables=tables, meta=dict(index.get("meta", {})), examples=examples)
 
 
+#: The key of ``meta`` saying the run was still being generated when it was analysed.
+INCOMPLETE_KEY = "incomplete"
+
+
+def mark_incomplete(folder: str | Path, sentence: str) -> None:
+    """Record in the saved results of ``folder`` that they cover part of a run only
+    (``meta["incomplete"]``: one sentence the report shows); the next analysis clears it."""
+    path = Path(folder) / INDEX_FILE
+    index = _read_json(path, f"no audit results in {folder} (results.json is missing)")
+    meta = index.get("meta")
+    index["meta"] = {**(meta if isinstance(meta, dict) else {}), INCOMPLETE_KEY: sentence}
+    _write_json(path, index, indent=2)
+
+
 def _write_json(path: Path, data: Any, indent: int | None = None) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(data, indent=indent, default=str), encoding="utf-8")

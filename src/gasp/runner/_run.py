@@ -42,7 +42,15 @@ from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemRecord, RunStore, count_answers, read_manifest, remove_store
+from gasp.store import (
+    ItemRecord,
+    LockHolder,
+    RunStore,
+    StoreLock,
+    count_answers,
+    read_manifest,
+    remove_store,
+)
 
 logger = logging.getLogger("gasp.runner")
 
@@ -109,12 +117,21 @@ async def agenerate(
                 check_identity(existing, identity, path)
         return summary
     session = await _prepare(plan, model, path, opts, identity, summary)
+    lock = StoreLock(path)
     try:
-        if session.fresh:
+        await _lock_store(lock, opts.wait_for_lock, console)
+        # Decided before the lock was held: a store with no answer of another run starts
+        # afresh, unless a process that held the lock meanwhile stored answers in it.
+        if session.fresh and not count_answers(path):
             _note(console, f"{path} held no answer of its earlier run; it starts afresh")
             remove_store(path)
+        elif session.fresh:
+            existing = read_manifest(path)
+            if existing is not None:
+                check_identity(existing, identity, path, session.backend.generation_engine)
         store = RunStore.open(path, create=True)
     except BaseException:
+        lock.release()
         await session.aclose()
         raise
     backend, client, wrapper = session.backend, session.client, session.wrapper
@@ -141,6 +158,7 @@ async def agenerate(
             await BatchRun(loop, client, store.batch_ledger(), opts.batch).run()
     finally:
         store.close()
+        lock.release()
         await session.aclose()
     return summary
 
@@ -258,6 +276,28 @@ async def _check(study: StudyPlan | Plannable, model: str, path: Path, opts: Run
     identity = run_identity(plan, model, decoding, opts.seed)
     session = await _prepare(plan, model, path, opts, identity, None)
     await session.aclose()
+
+
+async def _lock_store(lock: StoreLock, wait: bool, console: Console | None) -> None:
+    """Take the store's lock; another holder refuses the run, or with ``wait`` delays it."""
+
+    def tell(holder: LockHolder) -> None:
+        line = f"waiting for {holder.describe()} to finish generating {lock.store}"
+        if console is not None:
+            console.print(line)
+        else:
+            logger.warning(line)
+
+    if wait:
+        # Poll without blocking the event loop (a backend may run tasks on it).
+        told = False
+        while (holder := lock.try_acquire()) is not None:
+            if not told:
+                tell(holder)
+                told = True
+            await asyncio.sleep(0.2)
+    else:
+        await asyncio.to_thread(lock.acquire)
 
 
 def check_capabilities(plan: StudyPlan, backend: ModelBackend, spec: str) -> None:

@@ -77,7 +77,9 @@ class RunOptions:
     ``base_urls`` name the servers of an ``openai-compatible/`` model: several
     spread the requests over a fleet (see :class:`gasp.backends.FleetBackend`).
     ``batch``: send the requests through the provider's batch API (half price, answers
-    within 24 hours).
+    within 24 hours). ``wait_for_lock``: when another process is generating into the
+    same store, wait for it to finish instead of refusing (see
+    :class:`gasp.store.StoreLock`).
     """
 
     decoding: DecodingConfig = field(default_factory=DecodingConfig)
@@ -96,6 +98,7 @@ class RunOptions:
     commit_rows: int = 512
     commit_interval_s: float = 0.25
     batch: BatchOptions | None = None
+    wait_for_lock: bool = False
 
     def endpoint_urls(self) -> list[str]:
         """Every server URL given: ``base_url`` first, then ``base_urls``."""

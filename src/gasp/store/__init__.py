@@ -6,11 +6,26 @@ stores. The store knows nothing of studies: a study expands itself into
 """
 
 from gasp.store._batches import BatchLedger, BatchRecord
-from gasp.store._export import EXPORT_FORMATS, EXPORT_TABLES, export
+from gasp.store._export import (
+    EXPORT_FORMATS,
+    EXPORT_TABLES,
+    default_table,
+    export,
+    export_frame,
+)
 from gasp.store._frames import (
     SAMPLES_LEADING_COLUMNS,
     SAMPLES_TRAILING_COLUMNS,
     SCORES_TRAILING_COLUMNS,
+)
+from gasp.store._lock import (
+    LOCK_SUFFIX,
+    LockHolder,
+    StoreLock,
+    StoreLockedError,
+    lock_holder,
+    lock_path,
+    store_lock,
 )
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
 from gasp.store._peek import count_answers, is_writable, read_only_uri, remove_store
@@ -27,6 +42,7 @@ from gasp.store._sqlite import RunStore
 __all__ = [
     "EXPORT_FORMATS",
     "EXPORT_TABLES",
+    "LOCK_SUFFIX",
     "SAMPLES_LEADING_COLUMNS",
     "SAMPLES_TRAILING_COLUMNS",
     "SCHEMA_VERSION",
@@ -36,9 +52,12 @@ __all__ = [
     "BatchRecord",
     "ItemRecord",
     "ItemStateRecord",
+    "LockHolder",
     "RunStore",
     "SampleRecord",
     "ScoreRecord",
+    "StoreLock",
+    "StoreLockedError",
     "backup_path",
     "count_answers",
     "export",
@@ -46,6 +65,11 @@ __all__ = [
     "read_manifest",
     "read_only_uri",
     "remove_store",
+    "default_table",
+    "export_frame",
+    "lock_holder",
+    "lock_path",
+    "store_lock",
     "utc_now",
     "v1_item_id",
 ]

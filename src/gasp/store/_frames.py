@@ -93,12 +93,13 @@ def _column(values: list[Any]) -> pd.Series:
 
 
 def study_name(manifest: Mapping[str, Any]) -> str | None:
-    """``manifest["study"]["name"]`` when the manifest has one."""
+    """``manifest["study"]["name"]`` when the manifest has one, else the study's kind
+    (``manifest["study_kind"]``: studies whose spec has no name), else None."""
     study = manifest.get("study")
-    if isinstance(study, Mapping):
-        name = study.get("name")
-        return None if name is None else str(name)
-    return None
+    name = study.get("name") if isinstance(study, Mapping) else None
+    if name is None:
+        name = manifest.get("study_kind")
+    return None if name is None else str(name)
 
 
 def finish_frame(

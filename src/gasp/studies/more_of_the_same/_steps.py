@@ -107,13 +107,15 @@ def report_step(results: Path, out: Path, options: Mapping[str, Any]) -> Path:
 
 
 def compare_step(runs: Sequence[Path], out: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Compare runs (Table 14, Figure 4): tables to ``out``, report to ``out.report``."""
+    """Compare runs (Table 14, Figure 4): tables to ``out``, report to ``out/report``."""
     from gasp.io import locate_run
     from gasp.studies.more_of_the_same._summary import comparison_summary
     from gasp.studies.more_of_the_same.analysis import compare_runs
     from gasp.studies.more_of_the_same.report import render_comparison_report
 
-    comparison = compare_runs(list(runs), labels=options.get("labels") or None)
+    # a run folder compares by its results; a store file is analysed with defaults
+    found = [locate_run(r).results if Path(r).is_dir() else r for r in runs]
+    comparison = compare_runs(found, labels=options.get("labels") or None)
     comparison.meta["study_kind"] = STUDY_KIND
     folder = comparison.save(out)
     report = render_comparison_report(comparison, locate_run(folder).report)

@@ -18,6 +18,14 @@ from gasp.studies.pronoun_pairs._metrics import (
     triples,
 )
 from gasp.studies.pronoun_pairs._narrative_analysis import analyze_narrative_frame
+from gasp.studies.pronoun_pairs._narrative_compare import (
+    COMPARE_SHARES,
+    COMPARE_TESTS,
+    compare_shares,
+    exact_p_value,
+    split_test,
+    wilson_interval,
+)
 from gasp.studies.pronoun_pairs._narrative_metrics import (
     gender_shares,
     name_genders,
@@ -69,6 +77,8 @@ STUDY_TYPE = PAIRS_STUDY_TYPE
 __all__ = [
     "ANSWER_A",
     "ANSWER_B",
+    "COMPARE_SHARES",
+    "COMPARE_TESTS",
     "INSTRUCTION",
     "NARRATIVES_KIND",
     "NARRATIVES_STUDY_TYPE",
@@ -92,8 +102,11 @@ __all__ = [
     "analyze_narrative_frame",
     "analyze_pairs_frame",
     "cell_key",
+    "compare_shares",
     "default_professions",
     "draw_pairs",
+    "exact_p_value",
+    "first_name",
     "gender_shares",
     "indefinite_article",
     "load_professions",
@@ -104,9 +117,11 @@ __all__ = [
     "parse_answers",
     "profession_table",
     "prompt_echoes",
+    "split_test",
     "summary_table",
     "table4",
     "top_names",
     "triples",
     "unknown_reasons",
+    "wilson_interval",
 ]

@@ -211,6 +211,15 @@ class Narratives(StudyType):
 
         return render_report(results, out, options)
 
+    def compare(
+        self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Female, male and unknown protagonist shares per profession and run (Wilson
+        intervals) and a test of each pair of runs' split per profession."""
+        from gasp.studies.pronoun_pairs._narrative_compare import compare_narrative_runs
+
+        return compare_narrative_runs(runs, out, options)
+
 
 PAIRS_STUDY_TYPE = PronounPairs()
 NARRATIVES_STUDY_TYPE = Narratives()

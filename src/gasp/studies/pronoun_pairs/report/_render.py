@@ -15,6 +15,7 @@ from gasp.studies.pronoun_pairs._narrative_analysis import (
     TABLE4,
     TOP_NAMES,
 )
+from gasp.studies.pronoun_pairs._narrative_compare import COMPARE_SHARES, COMPARE_TESTS
 from gasp.studies.pronoun_pairs._pairs_analysis import (
     ANSWERS,
     MCNEMAR,
@@ -26,6 +27,7 @@ from gasp.studies.pronoun_pairs._pairs_analysis import (
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
 from gasp.studies.pronoun_pairs.report._common import NARRATIVE_VIEWER, PAIRS_VIEWER
 from gasp.studies.pronoun_pairs.report._comparison import add_comparison
+from gasp.studies.pronoun_pairs.report._narrative_compare import add_narrative_comparison
 from gasp.studies.pronoun_pairs.report._narratives import add_narrative_section
 from gasp.studies.pronoun_pairs.report._pairs import add_pairs_section
 
@@ -43,6 +45,7 @@ _NO_TEXTS = (
     " This comparison holds no texts; each run's own report opens the texts behind its numbers."
 )
 _DONE = {TABLE3, PROFESSIONS, TABLE4, SHARES, TOP_NAMES, REASONS, MODELS, MCNEMAR}
+_DONE |= {COMPARE_SHARES, COMPARE_TESTS}
 _RAW = {ANSWERS, TRIPLES, STORIES}
 
 
@@ -51,7 +54,10 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     opts = options or ReportOptions()
     kind = results.meta.get("study_kind")
     model = str(results.meta.get("model_id") or "")
-    if results.meta.get("kind") == "comparison":
+    comparison = results.meta.get("kind") == "comparison"
+    if comparison and kind == NARRATIVES_KIND:
+        title = "Narrative names: comparison of runs"
+    elif comparison:
         title = "Paired pronoun prompts: comparison of runs"
     elif kind == NARRATIVES_KIND:
         title = "Narrative names" + (f" on {model}" if model else "")
@@ -60,10 +66,11 @@ def render(results: AuditResults, out: str | Path, options: ReportOptions | None
     examples = page_examples(results, opts)
     viewer = NARRATIVE_VIEWER if kind == NARRATIVES_KIND else PAIRS_VIEWER
     writer = ReportWriter(out, title, "", examples, max_rows=opts.max_rows, viewer=viewer)
-    comparison = results.meta.get("kind") == "comparison"
     about = _ABOUT + (_BUTTONS if writer.known_words else _NO_TEXTS if comparison else "")
     writer.section("About this report", about)
-    if comparison:
+    if comparison and kind == NARRATIVES_KIND:
+        add_narrative_comparison(writer, results)
+    elif comparison:
         add_comparison(writer, results)
     elif kind == NARRATIVES_KIND:
         add_narrative_section(writer, results)

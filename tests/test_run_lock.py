@@ -1,0 +1,218 @@
+"""One run per folder: a second ``gasp run`` on a folder being generated is refused in one
+line naming the first (or waits with ``--wait``), and a killed holder frees it at once."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from _cli import gasp_exit_code
+from gasp.store import RunStore, StoreLock, StoreLockedError, lock_holder, lock_path
+from gasp.testing import FakeOpenAIServer
+
+RUN = ("-m", "gasp", "run", "narratives", "--quick", "-m", "openai-compatible/fake-model")
+SKIP = ("--skip", "analyze", "--skip", "probe", "--skip", "report", "--max-concurrency", "1")
+
+
+class Gate:
+    """Holds every answer of the fake server until opened (the run stays mid-way)."""
+
+    def __init__(self) -> None:
+        self.open = threading.Event()
+
+    def text(self, prompt: str, rng: np.random.Generator) -> str:
+        self.open.wait(60)
+        return "Maria was a nurse. She worked nights and she loved it."
+
+
+@pytest.fixture
+def gated() -> Iterator[tuple[FakeOpenAIServer, Gate]]:
+    gate = Gate()
+    with FakeOpenAIServer(text=gate.text) as server:
+        yield server, gate
+        gate.open.set()
+
+
+def _start(out: Path, url: str, log: Path, *extra: str) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    with log.open("wb") as err:
+        return subprocess.Popen(
+            [sys.executable, *RUN, "--base-url", url, "--out", str(out), *SKIP, *extra],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+
+
+def _until(condition: object, what: str, timeout_s: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.05)
+
+
+def _samples(store: Path) -> int:
+    with RunStore.open(store) as run:
+        return len(run.samples(include_errors=False))
+
+
+def test_second_run_is_refused_naming_the_first_and_wait_waits(
+    tmp_path: Path,
+    gated: tuple[FakeOpenAIServer, Gate],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    server, gate = gated
+    out = tmp_path / "run"
+    store = out / "run.sqlite"
+    first = _start(out, server.base_url, tmp_path / "first.err")
+    # the first run holds the folder and waits on its first answer
+    _until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
+    holder = lock_holder(store)
+    assert holder is not None and holder.pid == first.pid
+
+    capfd.readouterr()
+    args = [*RUN[2:], "--base-url", server.base_url, "--out", str(out), *SKIP]
+    assert gasp_exit_code(monkeypatch, *args) == 2
+    refused = capfd.readouterr()
+    lines = refused.err.splitlines()
+    assert len(lines) == 1 and not refused.out, refused
+    assert lines[0].startswith("gasp: error: ")
+    assert f"pid {first.pid} on host {socket.gethostname()}" in lines[0]
+    assert f"since {holder.started_at}" in lines[0] and "--wait" in lines[0]
+
+    waiting = _start(out, server.base_url, tmp_path / "waiting.err", "--wait")
+    _until(lambda: "waiting for" in (tmp_path / "waiting.err").read_text(), "the --wait line", 120)
+    assert waiting.poll() is None
+    gate.open.set()
+    assert first.wait(120) == 0, (tmp_path / "first.err").read_text()
+    assert waiting.wait(120) == 0, (tmp_path / "waiting.err").read_text()
+    assert f"pid {first.pid}" in (tmp_path / "waiting.err").read_text()
+    # every sample was requested exactly once: the waiting run found nothing left to do
+    assert server.requests == _samples(store) == 8
+    assert not lock_path(store).exists()
+
+
+def test_a_killed_holder_frees_the_folder_at_once(
+    tmp_path: Path,
+    gated: tuple[FakeOpenAIServer, Gate],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    server, gate = gated
+    out = tmp_path / "run"
+    store = out / "run.sqlite"
+    first = _start(out, server.base_url, tmp_path / "first.err")
+    _until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
+    first.send_signal(signal.SIGKILL)
+    first.wait(30)
+    assert lock_path(store).exists()  # its record stays behind, its lock does not
+    assert lock_holder(store) is None
+    gate.open.set()
+    capfd.readouterr()
+    start = time.monotonic()
+    args = [*RUN[2:], "--base-url", server.base_url, "--out", str(out), *SKIP]
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    assert "waiting" not in capfd.readouterr().err
+    assert time.monotonic() - start < 30
+    assert _samples(store) == 8
+    assert not lock_path(store).exists()
+
+
+def test_lock_nests_in_one_process_and_names_its_holder(tmp_path: Path) -> None:
+    store = tmp_path / "deep" / "run.sqlite"
+    assert lock_holder(store) is None
+    with StoreLock(store) as outer:
+        assert outer.held and lock_path(store).is_file()
+        holder = lock_holder(store)
+        assert holder is not None and holder.pid == os.getpid()
+        assert holder.host == socket.gethostname() and holder.started_at.endswith("Z")
+        with StoreLock(store):  # the runner inside ``gasp run`` takes it again
+            pass
+        assert lock_holder(store) is not None  # the outer hold goes on
+    assert lock_holder(store) is None and not lock_path(store).exists()
+
+
+@contextlib.contextmanager
+def held_elsewhere(store: Path) -> Iterator[int]:
+    """Hold the lock of ``store`` from a forked process; yield its id."""
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the holder: take the lock, say so, wait to be told to exit
+        try:
+            StoreLock(store).acquire()
+            os.write(ready_w, b"1")
+            os.read(stop_r, 1)
+        finally:
+            os._exit(0)
+    try:
+        assert os.read(ready_r, 1) == b"1"
+        yield pid
+    finally:
+        os.write(stop_w, b"1")
+        os.waitpid(pid, 0)
+        for fd in (ready_r, ready_w, stop_r, stop_w):
+            os.close(fd)
+
+
+def test_refusal_names_the_holder_and_wait_starts_when_it_exits(tmp_path: Path) -> None:
+    store = tmp_path / "run.sqlite"
+    seen: list[int | None] = []
+    with held_elsewhere(store) as pid:
+        with pytest.raises(StoreLockedError) as refused:
+            StoreLock(store).acquire()
+        assert refused.value.holder.pid == pid
+        assert f"pid {pid} on host {socket.gethostname()} (since " in str(refused.value)
+        assert "\n" not in str(refused.value)
+        waiter = threading.Thread(
+            target=lambda: (
+                StoreLock(store)
+                .acquire(wait=True, on_wait=lambda h: seen.append(h.pid), poll_s=0.05)
+                .release()
+            )
+        )
+        waiter.start()
+        _until(lambda: seen, "the waiting line", 30)
+        assert waiter.is_alive()
+    waiter.join(30)
+    assert not waiter.is_alive() and seen == [pid]
+
+
+def test_analysis_and_report_of_a_run_being_generated_say_it_is_incomplete(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    with FakeOpenAIServer() as server:
+        args = [*RUN[2:], "--base-url", server.base_url, "--out", str(out), *SKIP]
+        assert gasp_exit_code(monkeypatch, *args) == 0
+    capfd.readouterr()
+    with held_elsewhere(out / "run.sqlite") as pid:
+        assert gasp_exit_code(monkeypatch, "analyze", str(out)) == 0
+        err = capfd.readouterr().err
+        assert err.startswith("gasp: note: This run is incomplete: pid ") and f"{pid}" in err
+        assert gasp_exit_code(monkeypatch, "report", str(out)) == 0
+        assert "is still generating this run" in capfd.readouterr().err
+    saved = json.loads((out / "results" / "results.json").read_text())
+    assert saved["meta"]["incomplete"].startswith(f"This run is incomplete: pid {pid} ")
+    page = (out / "report" / "report.html").read_text()
+    assert "Incomplete run" in page and f"pid {pid}" in page
+    # analysed again once nobody generates, the results and the page say nothing of it
+    assert gasp_exit_code(monkeypatch, "analyze", str(out)) == 0
+    assert gasp_exit_code(monkeypatch, "report", str(out)) == 0
+    assert "gasp: note" not in capfd.readouterr().err
+    assert "incomplete" not in json.loads((out / "results" / "results.json").read_text())["meta"]
+    assert "Incomplete run" not in (out / "report" / "report.html").read_text()
