@@ -12,8 +12,8 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.cli._preflight import check_writable_folder
 from gasp.cli._incomplete import generation_note, note_analysis
+from gasp.cli._preflight import check_writable_folder
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
 

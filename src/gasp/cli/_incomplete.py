@@ -13,7 +13,6 @@ from pathlib import Path
 import typer
 
 
-
 def generation_note(store: Path | None) -> str | None:
     """A sentence saying another process is generating into ``store`` now, or None."""
     if store is None:

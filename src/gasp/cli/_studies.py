@@ -11,8 +11,8 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._preflight import check_writable_folder, report_from_results
 from gasp.cli._incomplete import note_report
+from gasp.cli._preflight import check_writable_folder, report_from_results
 from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:

@@ -27,14 +27,13 @@ from gasp.report._html import (
 from gasp.report._index import INDEX_FILE, IndexEntry, write_index
 from gasp.report._options import REPORT_FILE, ReportOptions
 from gasp.report._probe_page import ProbeView, probe_page
-from gasp.report._sections import add_manifest, add_other_tables, page_examples
-from gasp.report._viewer import ViewerText
 from gasp.report._sections import (
     add_incomplete_note,
     add_manifest,
     add_other_tables,
     page_examples,
 )
+from gasp.report._viewer import ViewerText
 from gasp.report._writer import ReportWriter, layout_style
 
 __all__ = [
