@@ -22,6 +22,8 @@ PAIRS_VIEWER = ViewerText(
     associated="",
     not_associated="",
     lookup="",
+    lookup_placeholder="",
+    lookup_button="Show texts",
 )
 #: The text viewer of the narrative test: a number opens the stories it counts (the line
 #: above a story names the protagonist and the gender of the name; the tabs group by it).
@@ -37,6 +39,8 @@ NARRATIVE_VIEWER = ViewerText(
     associated="",
     not_associated="",
     lookup="",
+    lookup_placeholder="",
+    lookup_button="Show stories",
 )
 
 #: A cell of a clickable table: the text shown and the key of its texts (None: plain).
