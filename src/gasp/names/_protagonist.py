@@ -17,10 +17,12 @@ chapter heading, the opening echoed, or a first sentence of its own. The rule:
    continues an opening ending in "called" or "named" (``Hope.``), the word after
    "called", "named", "name is" or "name was", the word after a role title
    (Detective, Nurse, Captain, ...), the first of two words after an honorific
-   (``Dr. Amara Okafor``; ``Mr. Abernathy`` alone is a surname and skipped).
+   (``Dr. Amara Okafor``; ``Mr. Abernathy`` alone is a surname and skipped). A stop
+   word in a slot (``Will.``, ``May,``) is a name only when punctuation follows it and
+   the table gives it at least ``min_count`` times.
 4. Anywhere else a word is a name only when the name table gives it at least
-   ``min_count`` times and it is not read as a place (after "in", "of", "at", "the",
-   ... or before "Creek", "Street", "Hospital", ...), and
+   ``min_count`` times (100 births by default) and it is not read as a place (after
+   "in", "of", "at", "the", ... or before "Creek", "Street", "Hospital", ...), and
 
    * it is followed by a capitalised word (a surname: ``Grace Thompson``), or
    * it is rare as an English word (wordfreq Zipf below ``common_zipf``, 4), or
@@ -30,7 +32,9 @@ chapter heading, the opening echoed, or a first sentence of its own. The rule:
      (1) times inside a sentence, where capitals mark proper nouns.
 
 :func:`protagonist_name` returns the name as written (accents kept) or None; the
-gender step (:func:`gasp.names.protagonist_genders`) folds accents for the look-up.
+gender step (:func:`protagonists`) folds accents for the look-up. Known limits: a
+sentence-initial word used about as often as a name as a word (``Dawn broke``, ratio 45)
+reads as a name, and a protagonist named only by title and surname has no first name.
 """
 
 from __future__ import annotations

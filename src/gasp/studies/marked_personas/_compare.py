@@ -12,6 +12,7 @@ import pandas as pd
 
 from gasp.errors import ConfigError
 from gasp.results import AuditResults, TableLayout
+from gasp.studies.marked_personas._lexicons import DEFAULT_COUNTING
 from gasp.studies.marked_personas._model import KINDS, STUDY_KIND
 
 
@@ -75,7 +76,7 @@ def _side_by_side(
         if table is None or table.empty:
             return None
         if "counting" in table:
-            table = table[table["counting"] == "authors"]
+            table = table[table["counting"] == DEFAULT_COUNTING]
         parts.append(table.set_index(keys)[value].rename(f"{value}_{label}"))
     return pd.concat(parts, axis=1).reset_index()
 

@@ -328,8 +328,9 @@ def render_comparison(
         "About this comparison",
         "The runs below were analysed alike; for each group, the words significant in every "
         "run (the paper's Table 3 sets GPT-4 and GPT-3.5 side by side) and those significant "
-        "in one run only, then SVM accuracies, sentiment and stereotype-lexicon rates (the "
-        "authors' counting) per run. Click a word to read its texts from every run.",
+        "in one run only, then SVM accuracies, sentiment and stereotype-lexicon rates (whole "
+        "words; each run's report has the authors' counting too) per run. Click a word to "
+        "read its texts from every run.",
     )
     for kind in results.meta.get("kinds", []):
         sec = writer.section(_KIND_TITLES.get(kind, kind))
