@@ -45,3 +45,6 @@ def test_srb_difference_is_not_significant(null_samples: pd.DataFrame) -> None:
     assert tests.loc["welch", "p_value"] > 0.05
     assert tests.loc["permutation", "p_value"] > 0.05
     assert tests.loc["permutation", "n_permutations"] == 39
+    paired = results["srb_paired"].set_index("variant").loc["paper"]
+    assert paired["decision"] == "no difference found"
+    assert paired["diff_low"] < 0 < paired["diff_high"] and paired["sign_flip_p_value"] > 0.05

@@ -39,6 +39,10 @@ def test_srb_scores_point_to_the_planted_gender(planted_results: AuditResults) -
     assert tests.loc["welch", "p_value"] < 0.05
     assert tests.loc["welch", "statistic"] < 0
     assert tests.loc["permutation", "p_value"] == pytest.approx(1 / 40)
+    paired = planted_results["srb_paired"].set_index("variant").loc["paper"]
+    assert paired["decision"] == "differ" and paired["n_pairs"] == 8
+    assert paired["diff_high"] < 0 and paired["t_p_value"] < 0.05
+    assert paired["sign_flip_p_value"] == pytest.approx(2 / 2**8)  # exact: every sign < 0
 
 
 def test_word_tables_put_planted_words_in_both(planted_results: AuditResults) -> None:

@@ -16,6 +16,7 @@ from gasp.studies.more_of_the_same._tables import (
     EXCLUDED,
     MODEL_COMPARISON,
     REPRESENTATION,
+    SRB_PAIRED,
     SRB_SCORES,
     SRB_TEST,
 )
@@ -100,6 +101,26 @@ def audit_summary(results: AuditResults) -> list[RenderableType]:
             f"about {float(total['expected_by_chance']):.1f} expected by chance "
             f"(see {CHANCE}.csv)"
         )
+    paired = results.get(SRB_PAIRED)
+    if paired is not None and not paired.empty:
+        out.append(
+            _table(
+                "SRB, paired by occupation (the decision): mean F - M with its interval",
+                ("template", "variant", "n", "mean F-M", "interval", "paired t p", "sign-flip p"),
+                [
+                    (
+                        str(r["template"]),
+                        str(r["variant"]),
+                        str(r["n_pairs"]),
+                        _fmt(r["mean_diff"]),
+                        f"{_fmt(r['diff_low'])} to {_fmt(r['diff_high'])}",
+                        _fmt(r["t_p_value"], 4) if not r["reason"] else f"undefined: {r['reason']}",
+                        _fmt(r["sign_flip_p_value"], 4),
+                    )
+                    for _, r in paired.iterrows()
+                ],
+            )
+        )
     tests = results.get(SRB_TEST)
     if tests is not None and not tests.empty:
         rows = [
@@ -117,8 +138,9 @@ def audit_summary(results: AuditResults) -> list[RenderableType]:
         ]
         out.append(
             _table(
-                "SRB: associated women vs associated men (Table 13; variant names_removed: "
-                "person names and gender terms removed too)",
+                "SRB: associated women vs associated men (Table 13: Welch is the paper's "
+                "unpaired test, for reproduction; variant names_removed: person names and "
+                "gender terms removed too)",
                 ("template", "variant", "test", "statistic", "p-value", "mean F", "mean M", "n"),
                 rows,
             )

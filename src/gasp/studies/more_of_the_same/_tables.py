@@ -21,6 +21,7 @@ MARKED_WORDS = "marked_words"  # calibrated marked words per subject and group (
 MARKED_WORDS_BY_GROUP = "marked_words_by_group"  # the marked words listed per group
 SRB_SCORES = "srb_scores"  # SRB(S_AF || S_F, S_M), SRB(S_AM || S_F, S_M) per subject (Fig. 3)
 SRB_TEST = "srb_test"  # Welch t-test and permutation test across subjects (Table 13)
+SRB_PAIRED = "srb_paired"  # paired t and sign-flip tests, mean F-M difference and interval
 WORD_TABLES = "word_tables"  # words per subject, gender and category (Table 15)
 CHANCE = "chance_marked_words"  # tests and marked words expected by chance, per comparison
 EXCLUDED = "excluded_subjects"  # subjects left out of a step, with the reason

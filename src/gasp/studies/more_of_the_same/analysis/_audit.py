@@ -37,6 +37,7 @@ from gasp.results import AuditResults, build_example_index
 from gasp.studies.more_of_the_same import _tables as names
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig, analysis_config_for_run
 from gasp.studies.more_of_the_same.analysis._descriptions import analyze_descriptions
+from gasp.studies.more_of_the_same.analysis._paired import paired_table
 from gasp.studies.more_of_the_same.analysis._prepare import (
     CUE_COLUMNS,
     BLSFigure,
@@ -123,6 +124,7 @@ def analyze_samples(
     tables[names.MARKED_WORDS] = how.marked_words
     tables[names.SRB_SCORES] = how.srb_scores
     tables[names.SRB_TEST] = how.srb_test.assign(model=run.model_id)
+    tables[names.SRB_PAIRED] = paired_table(how.srb_scores, cfg).assign(model=run.model_id)
     tables[names.EXCLUDED] = how.excluded
     tables[names.CHANCE] = how.chance
     with timer.step("word_tables"):

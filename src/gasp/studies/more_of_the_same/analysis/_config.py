@@ -49,6 +49,9 @@ class AnalysisConfig:
         ci_level: level of those intervals.
         n_permutations: label shuffles of the permutation test of the SRB difference
             (0 switches it off).
+        n_sign_flips: random sign assignments of the paired sign-flip test of the SRB
+            difference when there are too many units to enumerate every assignment
+            (:data:`gasp.stats.EXACT_UNITS`).
         seed: seed of the ``numpy.random.Generator`` behind the bootstrap and permutations.
         decile_width: width in percent of the bins of Figures 2, 6 and 7.
         examples_per_word: most example generations saved per significant word for the
@@ -74,6 +77,7 @@ class AnalysisConfig:
     subsample_fraction: float = 0.5
     ci_level: float = 0.95
     n_permutations: int = 50
+    n_sign_flips: int = 9999
     seed: int = 0
     decile_width: float = 10.0
     examples_per_word: int = 50
@@ -85,6 +89,8 @@ class AnalysisConfig:
             raise ConfigError(f"min_samples must be at least 1, got {self.min_samples}")
         if not 0.0 <= self.min_share < 0.5:
             raise ConfigError(f"min_share must lie in [0, 0.5), got {self.min_share}")
+        if self.n_sign_flips < 1:
+            raise ConfigError(f"n_sign_flips must be at least 1, got {self.n_sign_flips}")
         if self.n_bootstrap < 0 or self.n_permutations < 0:
             raise ConfigError("n_bootstrap and n_permutations must not be negative")
         if not 0.0 < self.ci_level < 1.0:
@@ -137,6 +143,19 @@ class AnalysisConfig:
         (occupations) drawn with replacement."""
         return IntervalScheme(CLUSTER, 1000, self.seed, self.ci_level, unit="occupations")
 
+    def paired_settings(self) -> dict[str, Any]:
+        """How the paired SRB tests are run (saved with the results, read by the report)."""
+        from gasp.stats import EXACT_UNITS
+
+        return {
+            "decision": "paired t-test",
+            "level": self.ci_level,
+            "interval": "t interval of the mean F-M difference over paired units",
+            "sign_flip_exact_up_to": EXACT_UNITS,
+            "sign_flip_draws": self.n_sign_flips,
+            "sign_flip_seed": self.seed,
+        }
+
     def settings(self, embeddings: Any = None) -> dict[str, Any]:
         """The settings as saved with the results (``AuditResults.meta["settings"]``).
 
@@ -167,6 +186,7 @@ class AnalysisConfig:
                 "interval": self.srb_interval_scheme().record(),
                 "mean_interval": self.mean_interval_scheme().record(),
                 "n_permutations": self.n_permutations,
+                "paired": self.paired_settings(),
                 "variants": ["paper", "names_removed"],
                 "names_removed": {
                     "names": "US Social Security first names (gasp.names.is_person_name)",

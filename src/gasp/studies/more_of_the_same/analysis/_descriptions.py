@@ -71,8 +71,9 @@ Tables (names from :mod:`gasp.results`):
     (Welch only), n_subjects_F, n_subjects_M (units taking part), mean_F, mean_M,
     n_permutations (shuffles run; 0 for Welch), mean_F_low, mean_F_high, mean_M_low,
     mean_M_high (Welch rows: interval of each mean from units drawn with replacement),
-    reason (empty when the test is defined, else why not: no scores, zero
-    variance, too few units).
+    about (what the test is: Welch is the paper's unpaired test, kept for reproduction;
+    the paired tests are in ``srb_paired``, :mod:`._paired`), reason (empty when the
+    test is defined, else why not: no scores, zero variance, too few units).
 
 ``excluded_subjects`` (:data:`EXCLUDED`):
     subject, template, step (``how``), reason.
@@ -157,8 +158,14 @@ _TEST_COLUMNS = [
     "interval_scheme",
     "interval_draws",
     "interval_seed",
+    "about",
     "reason",
 ]
+_ABOUT = {
+    "welch": "the paper's test (Table 13), kept for reproduction: unpaired, it treats the "
+    "F and M scores of an occupation as independent (see srb_paired for the paired test)",
+    "permutation": "associated F/M labels shuffled within each occupation",
+}
 
 
 @dataclass
@@ -216,7 +223,8 @@ def _tests(
         {"template": template, "variant": variant, "test": "welch", "statistic": t,
          "p_value": p, "df": df,
          "n_subjects_F": int(np.isfinite(f).sum()), "n_subjects_M": int(np.isfinite(m).sum()),
-         "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0, "reason": reason}
+         "mean_F": _mean(f), "mean_M": _mean(m), "n_permutations": 0,
+         "about": _ABOUT["welch"], "reason": reason}
     ]  # fmt: skip
     for name, values in (("F", f), ("M", m)):
         _, low, high = mean_interval(values, mean_scheme)
@@ -238,7 +246,7 @@ def _tests(
              "statistic": stat, "p_value": p_perm,
              "df": float("nan"), "n_subjects_F": int(keep.sum()), "n_subjects_M": int(keep.sum()),
              "mean_F": _mean(observed[keep, 0]), "mean_M": _mean(observed[keep, 1]),
-             "n_permutations": n_perm,
+             "n_permutations": n_perm, "about": _ABOUT["permutation"],
              "reason": "" if keep.any() else "no subject has both scores in every shuffle"}
         )  # fmt: skip
     return rows

@@ -17,12 +17,17 @@ from gasp.studies.more_of_the_same._tables import (
     EXCLUDED,
     MARKED_WORDS,
     MARKED_WORDS_BY_GROUP,
+    SRB_PAIRED,
     SRB_SCORES,
     SRB_TEST,
     WORD_TABLES,
 )
 from gasp.studies.more_of_the_same.report import _figures as figs
 from gasp.studies.more_of_the_same.report._sizing import too_small_sentence
+from gasp.studies.more_of_the_same.report._srb_paired import (
+    paired_explanation,
+    paired_sentences,
+)
 from gasp.studies.more_of_the_same.report._srb_variants import (
     SIDE_BY_SIDE,
     side_by_side,
@@ -72,6 +77,22 @@ def table15_html(
         f'<p class="legend">{legend}</p><div class="table-wrap"><table class="data">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
     )
+
+
+def _paired_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
+    """The paired test's decision first, then its table (saved ``srb_paired``)."""
+    paired = results.get(SRB_PAIRED)
+    for sentence in paired_sentences(paired):
+        sec.add_paragraph(sentence, cls="decision")
+    if paired is not None:
+        writer.table(
+            sec,
+            SRB_PAIRED,
+            paired,
+            "Paired test: associated women against associated men, occupation by occupation",
+            paired_explanation(results.settings),
+            layout_style(results.layout(SRB_PAIRED)),
+        )
 
 
 def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
@@ -125,10 +146,13 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             sec,
             SRB_TEST,
             test,
-            "Table 13: are associated women and men described differently?",
-            "Welch's t-test compares the SRB scores of associated women with those of "
-            "associated men across occupations (statistic, p_value, df, with the mean score "
-            "of each group and its interval; "
+            "Table 13 (the paper's Welch test, for reproduction)",
+            "Welch's t-test is the paper's test, kept to reproduce Table 13: it treats an "
+            "occupation's two scores as independent although they are paired, so its "
+            "p-values are too large and it misses differences the paired test above finds "
+            "(the paired test decides). Welch's t-test compares the SRB scores of "
+            "associated women with those of associated men across occupations "
+            "(statistic, p_value, df, with the mean score of each group and its interval; "
             f"{rules.mean_interval_phrase(settings)}); the permutation test shuffles the "
             "associated F/M labels within each occupation and reports how often a shuffle "
             "gives a statistic at least as "
@@ -239,7 +263,15 @@ def _chance_items(writer: ReportWriter, results: AuditResults, sec: Section) -> 
 
 def add_how_section(writer: ReportWriter, results: AuditResults) -> None:
     """Figure 3, Tables 13 and 15 and the marked words: how the groups are described."""
-    names = (SRB_SCORES, SRB_TEST, MARKED_WORDS, WORD_TABLES, EXCLUDED, MARKED_WORDS_BY_GROUP)
+    names = (
+        SRB_SCORES,
+        SRB_TEST,
+        SRB_PAIRED,
+        MARKED_WORDS,
+        WORD_TABLES,
+        EXCLUDED,
+        MARKED_WORDS_BY_GROUP,
+    )
     if all(results.get(name) is None for name in names):
         return
     settings = results.settings
@@ -256,5 +288,6 @@ def add_how_section(writer: ReportWriter, results: AuditResults) -> None:
     note = too_small_sentence(results)
     if note:
         sec.add_paragraph(note, cls="note")
+    _paired_items(writer, results, sec)
     _srb_items(writer, results, sec)
     _word_items(writer, results, sec)
