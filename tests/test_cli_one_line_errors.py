@@ -1,0 +1,445 @@
+"""Every mistake a user can fix is one line: ``gasp: error: ...`` on standard error,
+nothing on standard output, exit status 2, and an existing run folder left byte for byte
+as it was (no banner first, no store created, no results rewritten)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from _cli import gasp_exit_code
+from gasp.testing import FakeOpenAIServer
+
+#: A finished narratives run (generate, analyze, report) made once for the module.
+RUN = "{run}"
+STORE = "{run}/run.sqlite"
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("finished") / "run"
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        code = gasp_exit_code(
+            monkeypatch,
+            "run", "narratives", "-m", "mock/echo", "--quick", "--skip", "probe",
+            "--quiet", "--out", str(out),
+        )  # fmt: skip
+    assert code == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(models=["real"]) as fake:
+        yield fake
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    """SHA-256 of every file under ``folder`` by relative path."""
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+def assert_one_line(code: int, captured: pytest.CaptureFixture[str], message: str) -> str:
+    """The error line, after checking it is the only output and the status is 2."""
+    out, err = captured.readouterr()
+    lines = err.splitlines()
+    assert code == 2, err
+    assert out == "", out
+    assert len(lines) == 1 and lines[0].startswith("gasp: error: "), err
+    assert message in lines[0], lines[0]
+    return lines[0]
+
+
+STUDY_FILE = 'name = "x"\nsubjects = ["nurse"]\n[templates]\np = "no placeholder"\n'
+
+CASES: list[tuple[str, list[str], str]] = [
+    # study options: kind and range, checked before anything runs, for every study
+    (
+        "narratives threshold 1.7",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "mock/echo",
+            "--study-option",
+            "gender_threshold=1.7",
+            "--out",
+            RUN,
+        ],
+        "gender_threshold must be a number above 0.5",
+    ),
+    (
+        "narratives threshold 0.2",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "mock/echo",
+            "--study-option",
+            "gender_threshold=0.2",
+            "--out",
+            RUN,
+        ],
+        "gender_threshold must be",
+    ),
+    (
+        "narratives threshold -1",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "mock/echo",
+            "--study-option",
+            "gender_threshold=-1",
+            "--out",
+            RUN,
+        ],
+        "gender_threshold must be",
+    ),
+    (
+        "narratives top_names 0",
+        ["run", "narratives", "-m", "mock/echo", "--study-option", "top_names=0", "--out", RUN],
+        "top_names must be an integer of at least 1",
+    ),
+    (
+        "narratives threshold on analyze",
+        ["analyze", RUN, "--study-option", "gender_threshold=2"],
+        "gender_threshold must be",
+    ),
+    (
+        "svm_seed -1",
+        [
+            "run",
+            "marked-personas",
+            "-m",
+            "mock/personas",
+            "--quick",
+            "--study-option",
+            "svm_seed=-1",
+            "--out",
+            RUN,
+        ],
+        "svm_seed must be an integer from 0",
+    ),
+    (
+        "min_df 2",
+        [
+            "generate",
+            "marked-personas",
+            "-m",
+            "mock/personas",
+            "--study-option",
+            "min_df=2",
+            "--out",
+            STORE,
+        ],
+        "min_df must be a number of at least 0 and below 1",
+    ),
+    (
+        "texts poems",
+        [
+            "run",
+            "marked-personas",
+            "-m",
+            "mock/personas",
+            "--study-option",
+            "texts=poems",
+            "--out",
+            RUN,
+        ],
+        "texts must be one of personas, stories, both",
+    ),
+    (
+        "exclude_refusals maybe",
+        [
+            "run",
+            "marked-personas",
+            "-m",
+            "mock/personas",
+            "--study-option",
+            "exclude_refusals=maybe",
+            "--out",
+            RUN,
+        ],
+        "must be true or false",
+    ),
+    (
+        "occugender mode",
+        ["run", "occugender", "-m", "mock/scoring", "--study-option", "mode=poem", "--out", RUN],
+        "mode must be one of raw, chat",
+    ),
+    (
+        "occugender max_candidate_chars",
+        [
+            "run",
+            "occugender",
+            "-m",
+            "mock/scoring",
+            "--study-option",
+            "max_candidate_chars=0",
+            "--out",
+            RUN,
+        ],
+        "max_candidate_chars must be",
+    ),
+    (
+        "occugender case_variants",
+        [
+            "run",
+            "occugender",
+            "-m",
+            "mock/scoring",
+            "--study-option",
+            "case_variants=often",
+            "--out",
+            RUN,
+        ],
+        "case_variants must be",
+    ),
+    (
+        "pairs 0",
+        ["run", "pronoun-pairs", "-m", "mock/echo", "--study-option", "pairs=0", "--out", RUN],
+        "pairs must be an integer of at least 1",
+    ),
+    (
+        "pair_seed -3",
+        ["run", "pronoun-pairs", "-m", "mock/echo", "--study-option", "pair_seed=-3", "--out", RUN],
+        "pair_seed must be an integer of at least 0",
+    ),
+    (
+        "unknown study option",
+        ["run", "narratives", "-m", "mock/echo", "--study-option", "mode=raw", "--out", RUN],
+        "study 'narratives' has no option 'mode'",
+    ),
+    (
+        "study option without value",
+        ["run", "narratives", "--study-option", "gender_threshold", "--out", RUN],
+        "--study-option must be KEY=VALUE",
+    ),
+    (
+        "more-of-the-same has no options",
+        ["run", "-m", "mock/personas", "--study-option", "x=1", "--out", RUN],
+        "has no option 'x'",
+    ),
+    # where the run goes, and the model it asks
+    (
+        "uncreatable --out",
+        ["run", "narratives", "-m", "mock/echo", "--out", "/proc/nonexistent/run"],
+        "cannot create the run folder /proc/nonexistent/run",
+    ),
+    (
+        "credentials in the base URL",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "openai-compatible/real",
+            "--base-url",
+            "https://user:s3cret@127.0.0.1:9/v1",
+            "--out",
+            RUN,
+        ],
+        "carries credentials (user:password@); give the key in an environment variable",
+    ),
+    (
+        "credentials on generate",
+        [
+            "generate",
+            "narratives",
+            "-m",
+            "openai-compatible/real",
+            "--base-url",
+            "http://user:s3cret@127.0.0.1:9/v1",
+            "--out",
+            STORE,
+        ],
+        "carries credentials",
+    ),
+    (
+        "model not on the server",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "openai-compatible/typo",
+            "--base-url",
+            "{server}",
+            "--out",
+            RUN,
+        ],
+        "does not serve model 'typo' (it serves: real)",
+    ),
+    (
+        "unknown hf model",
+        ["run", "narratives", "-m", "hf/nobody/no-such-model", "--out", RUN],
+        "neither a local folder nor in the local Hugging Face cache",
+    ),
+    (
+        "unknown provider",
+        ["run", "narratives", "-m", "nope/x", "--out", RUN],
+        "unknown model provider 'nope'",
+    ),
+    ("unknown study", ["run", "no-such-study", "--out", RUN], "no study or study file"),
+    (
+        "missing key",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "openai/gpt-4o-mini",
+            "--api-key-env",
+            "GASP_UNSET_KEY_VAR",
+            "--out",
+            RUN,
+        ],
+        "set the GASP_UNSET_KEY_VAR environment variable",
+    ),
+    (
+        "unreachable server",
+        [
+            "run",
+            "narratives",
+            "-m",
+            "openai-compatible/m",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--out",
+            RUN,
+        ],
+        "cannot reach http://127.0.0.1:9/v1",
+    ),
+    (
+        "capability",
+        ["run", "occugender", "-m", "mock/echo", "--quick", "--out", RUN],
+        "cannot score continuations",
+    ),
+    (
+        "broken study file",
+        ["run", "{study_file}", "-m", "mock/personas", "--out", RUN],
+        "lacks the placeholder [OCCUPATION]",
+    ),
+    (
+        "store of another run",
+        ["run", "narratives", "-m", "mock/echo", "--quick", "--seed", "5", "--out", RUN],
+        "holds another run (seed 0, now 5)",
+    ),
+    (
+        "n 0",
+        ["run", "narratives", "-m", "mock/echo", "--n", "0", "--out", RUN],
+        "must be a positive integer",
+    ),
+    (
+        "max-requests 0",
+        ["run", "narratives", "-m", "mock/echo", "--max-requests", "0", "--out", RUN],
+        "max_requests must be at least 1",
+    ),
+    (
+        "temperature 5",
+        ["run", "narratives", "-m", "mock/echo", "--temperature", "5", "--out", RUN],
+        "temperature must be between 0 and 2",
+    ),
+    (
+        "examples-per-word 0",
+        ["run", "narratives", "--examples-per-word", "0", "--out", RUN],
+        "--examples-per-word must be at least 1",
+    ),
+    (
+        "k-rule",
+        ["run", "-m", "mock/personas", "--k-rule", "bogus", "--out", RUN],
+        "k_rule must be one of",
+    ),
+    (
+        "generate into a folder",
+        ["generate", "narratives", "-m", "mock/echo", "--out", RUN],
+        "is a directory",
+    ),
+    # analysis and report inputs
+    ("analyze nothing", ["analyze", "{tmp}/nothing"], "no run store at"),
+    (
+        "analyze a table without --study",
+        ["analyze", "{tmp}/texts.csv"],
+        "name its study with --study",
+    ),
+    (
+        "analyze an empty table",
+        ["analyze", "{tmp}/empty.csv", "--study", "marked-personas"],
+        "has no rows",
+    ),
+    (
+        "analyze a malformed table",
+        ["analyze", "{tmp}/bad.csv", "--study", "marked-personas"],
+        "cannot read",
+    ),
+    (
+        "analyze as another study",
+        ["analyze", RUN, "--study", "pronoun-pairs"],
+        "is a run of study 'narratives', not 'pronoun-pairs'",
+    ),
+    ("report nothing", ["report", "{tmp}/nothing"], "no run at"),
+    ("report examples 0", ["report", RUN, "--examples-per-word", "0"], "must be at least 1"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_one_line_exit_2_and_the_run_folder_unchanged(
+    finished_run: Path,
+    server: FakeOpenAIServer,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
+    monkeypatch.delenv("GASP_UNSET_KEY_VAR", raising=False)
+    (tmp_path / "study.toml").write_text(STUDY_FILE)
+    (tmp_path / "texts.csv").write_text("text\nhello\n")
+    (tmp_path / "empty.csv").write_text("text,gender\n")
+    (tmp_path / "bad.csv").write_text('a,b\n"unterminated\n')
+    values = {
+        "{run}": str(finished_run),
+        "{server}": server.base_url,
+        "{study_file}": str(tmp_path / "study.toml"),
+        "{tmp}": str(tmp_path),
+    }
+    argv = []
+    for arg in args:
+        for key, value in values.items():
+            arg = arg.replace(key, value)
+        argv.append(arg)
+    before = hashes(finished_run)
+    capsys.readouterr()
+    line = assert_one_line(gasp_exit_code(monkeypatch, *argv), capsys, message)
+    assert "s3cret" not in line
+    assert hashes(finished_run) == before
+    assert not Path("/proc/nonexistent").exists()
+
+
+@pytest.mark.parametrize("damage", ["deleted", "garbled"])
+def test_report_of_a_damaged_results_table_names_it_and_how_to_rebuild(
+    finished_run: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    damage: str,
+) -> None:
+    run = tmp_path / "run"
+    shutil.copytree(finished_run, run)
+    table = sorted((run / "results").glob("*.csv"))[0]
+    if damage == "deleted":
+        table.unlink()
+    else:
+        table.write_bytes(b"\xff\xfe\x00garbled\xc3")
+    before = hashes(run)
+    capsys.readouterr()
+    code = gasp_exit_code(monkeypatch, "report", str(run), "--out", str(tmp_path / "rep"))
+    line = assert_one_line(code, capsys, str(table))
+    assert "gasp analyze" in line and "--skip generate" in line
+    assert hashes(run) == before and not (tmp_path / "rep" / "report.html").exists()
