@@ -5,7 +5,11 @@ as it was (no banner first, no store created, no results rewritten)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -443,3 +447,122 @@ def test_report_of_a_damaged_results_table_names_it_and_how_to_rebuild(
     line = assert_one_line(code, capsys, str(table))
     assert "gasp analyze" in line and "--skip generate" in line
     assert hashes(run) == before and not (tmp_path / "rep" / "report.html").exists()
+
+
+def _env() -> dict[str, str]:
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    return {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+
+def test_analyze_into_a_closed_pipe_ends_quietly(finished_run: Path, tmp_path: Path) -> None:
+    reader, writer = os.pipe()
+    os.close(reader)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "gasp", "analyze", str(finished_run), "--out",
+             str(tmp_path / "results")],
+            stdout=writer, stderr=subprocess.PIPE, env=_env(), timeout=300,
+        )  # fmt: skip
+    finally:
+        os.close(writer)
+    assert done.returncode == 141, done.stderr.decode()[-500:]
+    assert done.stderr == b""
+
+
+#: Runs ``gasp ARGS`` as the user nobody: the modules the commands need are imported
+#: first (the interpreter's own files may not be readable by nobody), then the process
+#: gives up root.
+_AS_NOBODY = """
+import os, pwd, sys
+import gasp.cli, gasp.report, gasp.runner, gasp.store, gasp.studies
+import gasp.studies.pronoun_pairs._steps, gasp.studies.pronoun_pairs.narratives
+import pandas, matplotlib.pyplot
+user = pwd.getpwnam("nobody")
+os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
+sys.argv = ["gasp", *sys.argv[1:]]
+gasp.cli.main()
+"""
+
+
+def _as_nobody(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", _AS_NOBODY, *args],
+        capture_output=True, text=True, env=_env(), timeout=300,
+    )  # fmt: skip
+
+
+def test_a_read_only_run_is_one_line_where_it_must_be_written_and_reads_elsewhere(
+    finished_run: Path, request: pytest.FixtureRequest
+) -> None:
+    """As a user who may not write the run folder: run, analyze and report into it are
+    one line each; analyze and report into a writable --out work."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to act as the user nobody (a read-only run for root is not)")
+    try:
+        import pwd
+
+        pwd.getpwnam("nobody")
+    except KeyError:
+        pytest.skip("no user nobody on this machine")
+    # pytest's own folders are root's alone: this one, in /tmp, nobody may enter
+    root = Path(tempfile.mkdtemp(prefix="gasp-read-only-"))
+    request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
+    root.chmod(0o755)
+    run = root / "run"
+    shutil.copytree(finished_run, run)
+    for path in [run, *run.rglob("*")]:
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    writable = root / "w"
+    writable.mkdir()
+    writable.chmod(0o777)
+    before = hashes(run)
+    refused = {
+        "run": (["run", "narratives", "-m", "mock/echo", "--quick", "--out", str(run)],
+                "is read-only, so this run cannot go on"),
+        "analyze": (["analyze", str(run)], "cannot write the results folder"),
+        "report": (["report", str(run)], "cannot write the report folder"),
+    }  # fmt: skip
+    for args, message in refused.values():
+        done = _as_nobody(*args)
+        lines = done.stderr.splitlines()
+        assert done.returncode == 2, done.stderr[-800:]
+        assert len(lines) == 1 and lines[0].startswith("gasp: error: ") and message in lines[0]
+    done = _as_nobody("analyze", str(run), "--out", str(writable / "results"))
+    assert done.returncode == 0, done.stderr[-800:]
+    done = _as_nobody("report", str(run), "--out", str(writable / "report"))
+    assert done.returncode == 0, done.stderr[-800:]
+    assert (writable / "report" / "report.html").is_file()
+    assert hashes(run) == before
+    assert sorted(p.name for p in run.iterdir()) == ["report", "results", "run.sqlite"]
+
+
+def test_a_typo_does_not_lock_the_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A mistyped model is refused before the run folder exists; a store that holds no
+    answer (every request of a mistyped model failed, as through a fleet, which lists
+    no models up front) is started afresh by the corrected command, with one line."""
+    out = tmp_path / "run"
+    with FakeOpenAIServer(models=["real"]) as one, FakeOpenAIServer(models=["real"]) as two:
+        code = gasp_exit_code(
+            monkeypatch, "run", "narratives", "-m", "openai-compatible/typo", "--base-url",
+            one.base_url, "--quick", "--skip", "probe", "--out", str(out),
+        )  # fmt: skip
+        assert_one_line(code, capsys, "does not serve model 'typo'")
+        assert not out.exists()
+        gasp_exit_code(
+            monkeypatch, "generate", "narratives", "-m", "openai-compatible/typo", "--base-url",
+            one.base_url, "--base-url", two.base_url, "--n", "1",
+            "--quiet", "--out", str(out / "run.sqlite"),
+        )  # fmt: skip
+        assert (out / "run.sqlite").is_file() and one.successes + two.successes == 0
+        capsys.readouterr()
+        code = gasp_exit_code(
+            monkeypatch, "run", "narratives", "-m", "openai-compatible/real", "--base-url",
+            one.base_url, "--quick", "--skip", "probe", "--out", str(out),
+        )  # fmt: skip
+        err = capsys.readouterr().err
+        assert code == 0, err[-800:]
+        assert "held no answer of its earlier run; it starts afresh" in err
+        assert one.successes > 0
+    assert (out / "report" / "report.html").is_file()
