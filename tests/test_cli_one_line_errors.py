@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -17,10 +18,6 @@ import pytest
 
 from _cli import gasp_exit_code
 from gasp.testing import FakeOpenAIServer
-
-#: A finished narratives run (generate, analyze, report) made once for the module.
-RUN = "{run}"
-STORE = "{run}/run.sqlite"
 
 
 @pytest.fixture(scope="module")
@@ -64,332 +61,141 @@ def assert_one_line(code: int, captured: pytest.CaptureFixture[str], message: st
 
 STUDY_FILE = 'name = "x"\nsubjects = ["nurse"]\n[templates]\np = "no placeholder"\n'
 
-CASES: list[tuple[str, list[str], str]] = [
+# fmt: off
+CASES: list[tuple[str, str, str]] = [
     # study options: kind and range, checked before anything runs, for every study
-    (
-        "narratives threshold 1.7",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "mock/echo",
-            "--study-option",
-            "gender_threshold=1.7",
-            "--out",
-            RUN,
-        ],
-        "gender_threshold must be a number above 0.5",
-    ),
-    (
-        "narratives threshold 0.2",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "mock/echo",
-            "--study-option",
-            "gender_threshold=0.2",
-            "--out",
-            RUN,
-        ],
-        "gender_threshold must be",
-    ),
-    (
-        "narratives threshold -1",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "mock/echo",
-            "--study-option",
-            "gender_threshold=-1",
-            "--out",
-            RUN,
-        ],
-        "gender_threshold must be",
-    ),
-    (
-        "narratives top_names 0",
-        ["run", "narratives", "-m", "mock/echo", "--study-option", "top_names=0", "--out", RUN],
-        "top_names must be an integer of at least 1",
-    ),
-    (
-        "narratives threshold on analyze",
-        ["analyze", RUN, "--study-option", "gender_threshold=2"],
-        "gender_threshold must be",
-    ),
-    (
-        "svm_seed -1",
-        [
-            "run",
-            "marked-personas",
-            "-m",
-            "mock/personas",
-            "--quick",
-            "--study-option",
-            "svm_seed=-1",
-            "--out",
-            RUN,
-        ],
-        "svm_seed must be an integer from 0",
-    ),
-    (
-        "min_df 2",
-        [
-            "generate",
-            "marked-personas",
-            "-m",
-            "mock/personas",
-            "--study-option",
-            "min_df=2",
-            "--out",
-            STORE,
-        ],
-        "min_df must be a number of at least 0 and below 1",
-    ),
-    (
-        "texts poems",
-        [
-            "run",
-            "marked-personas",
-            "-m",
-            "mock/personas",
-            "--study-option",
-            "texts=poems",
-            "--out",
-            RUN,
-        ],
-        "texts must be one of personas, stories, both",
-    ),
-    (
-        "exclude_refusals maybe",
-        [
-            "run",
-            "marked-personas",
-            "-m",
-            "mock/personas",
-            "--study-option",
-            "exclude_refusals=maybe",
-            "--out",
-            RUN,
-        ],
-        "must be true or false",
-    ),
-    (
-        "occugender mode",
-        ["run", "occugender", "-m", "mock/scoring", "--study-option", "mode=poem", "--out", RUN],
-        "mode must be one of raw, chat",
-    ),
-    (
-        "occugender max_candidate_chars",
-        [
-            "run",
-            "occugender",
-            "-m",
-            "mock/scoring",
-            "--study-option",
-            "max_candidate_chars=0",
-            "--out",
-            RUN,
-        ],
-        "max_candidate_chars must be",
-    ),
-    (
-        "occugender case_variants",
-        [
-            "run",
-            "occugender",
-            "-m",
-            "mock/scoring",
-            "--study-option",
-            "case_variants=often",
-            "--out",
-            RUN,
-        ],
-        "case_variants must be",
-    ),
-    (
-        "pairs 0",
-        ["run", "pronoun-pairs", "-m", "mock/echo", "--study-option", "pairs=0", "--out", RUN],
-        "pairs must be an integer of at least 1",
-    ),
-    (
-        "pair_seed -3",
-        ["run", "pronoun-pairs", "-m", "mock/echo", "--study-option", "pair_seed=-3", "--out", RUN],
-        "pair_seed must be an integer of at least 0",
-    ),
-    (
-        "unknown study option",
-        ["run", "narratives", "-m", "mock/echo", "--study-option", "mode=raw", "--out", RUN],
-        "study 'narratives' has no option 'mode'",
-    ),
-    (
-        "study option without value",
-        ["run", "narratives", "--study-option", "gender_threshold", "--out", RUN],
-        "--study-option must be KEY=VALUE",
-    ),
-    (
-        "more-of-the-same has no options",
-        ["run", "-m", "mock/personas", "--study-option", "x=1", "--out", RUN],
-        "has no option 'x'",
-    ),
+    ('narratives threshold 1.7',
+     'run narratives -m mock/echo --study-option gender_threshold=1.7 --out {run}',
+     'gender_threshold must be a number above 0.5'),
+    ('narratives threshold 0.2',
+     'run narratives -m mock/echo --study-option gender_threshold=0.2 --out {run}',
+     'gender_threshold must be'),
+    ('narratives threshold -1',
+     'run narratives -m mock/echo --study-option gender_threshold=-1 --out {run}',
+     'gender_threshold must be'),
+    ('narratives top_names 0',
+     'run narratives -m mock/echo --study-option top_names=0 --out {run}',
+     'top_names must be an integer of at least 1'),
+    ('narratives threshold on analyze',
+     'analyze {run} --study-option gender_threshold=2',
+     'gender_threshold must be'),
+    ('svm_seed -1',
+     'run marked-personas -m mock/personas --quick --study-option svm_seed=-1 --out {run}',
+     'svm_seed must be an integer from 0'),
+    ('min_df 2',
+     'generate marked-personas -m mock/personas --study-option min_df=2 --out {run}/run.sqlite',
+     'min_df must be a number of at least 0 and below 1'),
+    ('texts poems',
+     'run marked-personas -m mock/personas --study-option texts=poems --out {run}',
+     'texts must be one of personas, stories, both'),
+    ('exclude_refusals maybe',
+     'run marked-personas -m mock/personas --study-option exclude_refusals=maybe --out {run}',
+     'must be true or false'),
+    ('occugender mode',
+     'run occugender -m mock/scoring --study-option mode=poem --out {run}',
+     'mode must be one of raw, chat'),
+    ('occugender max_candidate_chars',
+     'run occugender -m mock/scoring --study-option max_candidate_chars=0 --out {run}',
+     'max_candidate_chars must be'),
+    ('occugender case_variants',
+     'run occugender -m mock/scoring --study-option case_variants=often --out {run}',
+     'case_variants must be'),
+    ('pairs 0',
+     'run pronoun-pairs -m mock/echo --study-option pairs=0 --out {run}',
+     'pairs must be an integer of at least 1'),
+    ('pair_seed -3',
+     'run pronoun-pairs -m mock/echo --study-option pair_seed=-3 --out {run}',
+     'pair_seed must be an integer of at least 0'),
+    ('unknown study option',
+     'run narratives -m mock/echo --study-option mode=raw --out {run}',
+     "study 'narratives' has no option 'mode'"),
+    ('study option without value',
+     'run narratives --study-option gender_threshold --out {run}',
+     '--study-option must be KEY=VALUE'),
+    ('more-of-the-same has no options',
+     'run -m mock/personas --study-option x=1 --out {run}',
+     "has no option 'x'"),
     # where the run goes, and the model it asks
-    (
-        "uncreatable --out",
-        ["run", "narratives", "-m", "mock/echo", "--out", "/proc/nonexistent/run"],
-        "cannot create the run folder /proc/nonexistent/run",
-    ),
-    (
-        "credentials in the base URL",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "openai-compatible/real",
-            "--base-url",
-            "https://user:s3cret@127.0.0.1:9/v1",
-            "--out",
-            RUN,
-        ],
-        "carries credentials (user:password@); give the key in an environment variable",
-    ),
-    (
-        "credentials on generate",
-        [
-            "generate",
-            "narratives",
-            "-m",
-            "openai-compatible/real",
-            "--base-url",
-            "http://user:s3cret@127.0.0.1:9/v1",
-            "--out",
-            STORE,
-        ],
-        "carries credentials",
-    ),
-    (
-        "model not on the server",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "openai-compatible/typo",
-            "--base-url",
-            "{server}",
-            "--out",
-            RUN,
-        ],
-        "does not serve model 'typo' (it serves: real)",
-    ),
-    (
-        "unknown hf model",
-        ["run", "narratives", "-m", "hf/nobody/no-such-model", "--out", RUN],
-        "neither a local folder nor in the local Hugging Face cache",
-    ),
-    (
-        "unknown provider",
-        ["run", "narratives", "-m", "nope/x", "--out", RUN],
-        "unknown model provider 'nope'",
-    ),
-    ("unknown study", ["run", "no-such-study", "--out", RUN], "no study or study file"),
-    (
-        "missing key",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "openai/gpt-4o-mini",
-            "--api-key-env",
-            "GASP_UNSET_KEY_VAR",
-            "--out",
-            RUN,
-        ],
-        "set the GASP_UNSET_KEY_VAR environment variable",
-    ),
-    (
-        "unreachable server",
-        [
-            "run",
-            "narratives",
-            "-m",
-            "openai-compatible/m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-            "--out",
-            RUN,
-        ],
-        "cannot reach http://127.0.0.1:9/v1",
-    ),
-    (
-        "capability",
-        ["run", "occugender", "-m", "mock/echo", "--quick", "--out", RUN],
-        "cannot score continuations",
-    ),
-    (
-        "broken study file",
-        ["run", "{study_file}", "-m", "mock/personas", "--out", RUN],
-        "lacks the placeholder [OCCUPATION]",
-    ),
-    (
-        "store of another run",
-        ["run", "narratives", "-m", "mock/echo", "--quick", "--seed", "5", "--out", RUN],
-        "holds another run (seed 0, now 5)",
-    ),
-    (
-        "n 0",
-        ["run", "narratives", "-m", "mock/echo", "--n", "0", "--out", RUN],
-        "must be a positive integer",
-    ),
-    (
-        "max-requests 0",
-        ["run", "narratives", "-m", "mock/echo", "--max-requests", "0", "--out", RUN],
-        "max_requests must be at least 1",
-    ),
-    (
-        "temperature 5",
-        ["run", "narratives", "-m", "mock/echo", "--temperature", "5", "--out", RUN],
-        "temperature must be between 0 and 2",
-    ),
-    (
-        "examples-per-word 0",
-        ["run", "narratives", "--examples-per-word", "0", "--out", RUN],
-        "--examples-per-word must be at least 1",
-    ),
-    (
-        "k-rule",
-        ["run", "-m", "mock/personas", "--k-rule", "bogus", "--out", RUN],
-        "k_rule must be one of",
-    ),
-    (
-        "generate into a folder",
-        ["generate", "narratives", "-m", "mock/echo", "--out", RUN],
-        "is a directory",
-    ),
+    ('uncreatable --out',
+     'run narratives -m mock/echo --out /proc/nonexistent/run',
+     'cannot create the run folder /proc/nonexistent/run'),
+    ('credentials in the base URL',
+     'run narratives -m openai-compatible/real '
+     '--base-url https://user:s3cret@127.0.0.1:9/v1 --out {run}',
+     'carries credentials (user:password@); give the key in an environment variable'),
+    ('credentials on generate',
+     'generate narratives -m openai-compatible/real '
+     '--base-url http://user:s3cret@127.0.0.1:9/v1 --out {run}/run.sqlite',
+     'carries credentials'),
+    ('model not on the server',
+     'run narratives -m openai-compatible/typo --base-url {server} --out {run}',
+     "does not serve model 'typo' (it serves: real)"),
+    ('unknown hf model',
+     'run narratives -m hf/nobody/no-such-model --out {run}',
+     'neither a local folder nor in the local Hugging Face cache'),
+    ('unknown provider',
+     'run narratives -m nope/x --out {run}',
+     "unknown model provider 'nope'"),
+    ('unknown study',
+     'run no-such-study --out {run}',
+     'no study or study file'),
+    ('missing key',
+     'run narratives -m openai/gpt-4o-mini --api-key-env GASP_UNSET_KEY_VAR --out {run}',
+     'set the GASP_UNSET_KEY_VAR environment variable'),
+    ('unreachable server',
+     'run narratives -m openai-compatible/m --base-url http://127.0.0.1:9/v1 --out {run}',
+     'cannot reach http://127.0.0.1:9/v1'),
+    ('capability',
+     'run occugender -m mock/echo --quick --out {run}',
+     'cannot score continuations'),
+    ('broken study file',
+     'run {study_file} -m mock/personas --out {run}',
+     'lacks the placeholder [OCCUPATION]'),
+    ('store of another run',
+     'run narratives -m mock/echo --quick --seed 5 --out {run}',
+     'holds another run (seed 0, now 5)'),
+    ('n 0',
+     'run narratives -m mock/echo --n 0 --out {run}',
+     'must be a positive integer'),
+    ('max-requests 0',
+     'run narratives -m mock/echo --max-requests 0 --out {run}',
+     'max_requests must be at least 1'),
+    ('temperature 5',
+     'run narratives -m mock/echo --temperature 5 --out {run}',
+     'temperature must be between 0 and 2'),
+    ('examples-per-word 0',
+     'run narratives --examples-per-word 0 --out {run}',
+     '--examples-per-word must be at least 1'),
+    ('k-rule',
+     'run -m mock/personas --k-rule bogus --out {run}',
+     'k_rule must be one of'),
+    ('generate into a folder',
+     'generate narratives -m mock/echo --out {run}',
+     'is a directory'),
     # analysis and report inputs
-    ("analyze nothing", ["analyze", "{tmp}/nothing"], "no run store at"),
-    (
-        "analyze a table without --study",
-        ["analyze", "{tmp}/texts.csv"],
-        "name its study with --study",
-    ),
-    (
-        "analyze an empty table",
-        ["analyze", "{tmp}/empty.csv", "--study", "marked-personas"],
-        "has no rows",
-    ),
-    (
-        "analyze a malformed table",
-        ["analyze", "{tmp}/bad.csv", "--study", "marked-personas"],
-        "cannot read",
-    ),
-    (
-        "analyze as another study",
-        ["analyze", RUN, "--study", "pronoun-pairs"],
-        "is a run of study 'narratives', not 'pronoun-pairs'",
-    ),
-    ("report nothing", ["report", "{tmp}/nothing"], "no run at"),
-    ("report examples 0", ["report", RUN, "--examples-per-word", "0"], "must be at least 1"),
+    ('analyze nothing',
+     'analyze {tmp}/nothing',
+     'no run store at'),
+    ('analyze a table without --study',
+     'analyze {tmp}/texts.csv',
+     'name its study with --study'),
+    ('analyze an empty table',
+     'analyze {tmp}/empty.csv --study marked-personas',
+     'has no rows'),
+    ('analyze a malformed table',
+     'analyze {tmp}/bad.csv --study marked-personas',
+     'cannot read'),
+    ('analyze as another study',
+     'analyze {run} --study pronoun-pairs',
+     "is a run of study 'narratives', not 'pronoun-pairs'"),
+    ('report nothing',
+     'report {tmp}/nothing',
+     'no run at'),
+    ('report examples 0',
+     'report {run} --examples-per-word 0',
+     'must be at least 1'),
 ]
+# fmt: on
 
 
 @pytest.mark.parametrize(("args", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
@@ -399,9 +205,12 @@ def test_one_line_exit_2_and_the_run_folder_unchanged(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    args: list[str],
+    args: str,
     message: str,
 ) -> None:
+    """``args``: the command line, with {run} the finished run folder, {server} a fake
+    server serving the model "real", {study_file} a broken study file, {tmp} a folder
+    holding a table of texts, an empty one and a malformed one."""
     monkeypatch.delenv("GASP_UNSET_KEY_VAR", raising=False)
     (tmp_path / "study.toml").write_text(STUDY_FILE)
     (tmp_path / "texts.csv").write_text("text\nhello\n")
@@ -414,7 +223,7 @@ def test_one_line_exit_2_and_the_run_folder_unchanged(
         "{tmp}": str(tmp_path),
     }
     argv = []
-    for arg in args:
+    for arg in shlex.split(args):
         for key, value in values.items():
             arg = arg.replace(key, value)
         argv.append(arg)
