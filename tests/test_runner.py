@@ -412,7 +412,7 @@ def test_a_base_url_with_an_invalid_port_is_a_backend_error_without_its_secrets(
             _study(),
             "mock/echo",
             tmp_path / "run.sqlite",
-            RunOptions(progress=False, base_url="http://user:secret@host:99999/v1"),
+            RunOptions(progress=False, base_url="http://host:99999/v1?key=secret"),
         )
     assert "secret" not in str(info.value)
     assert not (tmp_path / "run.sqlite").exists()

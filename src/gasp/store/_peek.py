@@ -25,12 +25,17 @@ def is_writable(path: str | Path) -> bool:
 def connect_read_only(path: str | Path, *, check: bool = True) -> sqlite3.Connection:
     """A read-only connection to the gasp run store at ``path``.
 
-    Without its shared-memory file, and none can be made beside it (a read-only
-    folder), the file is read as immutable. Raises :class:`DataError` when it cannot
+    A store without a write-ahead log (no process writes it), or whose shared-memory
+    file cannot be made (a read-only folder), is read as immutable: nothing is written
+    beside it. Raises :class:`DataError` when it cannot
     be read or (with ``check``) is not a gasp run store.
     """
     file = Path(path)
-    for uri in (read_only_uri(file), read_only_uri(file) + "&immutable=1"):
+    plain, immutable = read_only_uri(file), read_only_uri(file) + "&immutable=1"
+    # Without a write-ahead log no process is writing the store now: it is read as an
+    # immutable file, so reading leaves no journal files behind.
+    uris = (plain, immutable) if Path(f"{file}-wal").exists() else (immutable,)
+    for uri in uris:
         try:
             conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
         except sqlite3.Error:
@@ -57,10 +62,7 @@ def count_answers(path: str | Path) -> int:
     modified. Raises :class:`DataError` when it is not a gasp run store.
     """
     file = Path(path)
-    try:
-        conn = sqlite3.connect(read_only_uri(file), uri=True)
-    except sqlite3.Error as exc:
-        raise DataError(f"cannot open run store {file}: {exc}") from None
+    conn = connect_read_only(file, check=False)
     try:
         tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         total = 0
