@@ -132,6 +132,39 @@ def test_a_killed_holder_frees_the_folder_at_once(
     assert not lock_path(store).exists()
 
 
+def test_two_runs_started_together_on_a_new_folder_one_refused_in_one_line(
+    tmp_path: Path, gated: tuple[FakeOpenAIServer, Gate]
+) -> None:
+    server, gate = gated
+    out = tmp_path / "new" / "run"
+    logs = [tmp_path / "a.err", tmp_path / "b.err"]
+    procs = [_start(out, server.base_url, log) for log in logs]
+    refused = None
+    deadline = time.monotonic() + 120
+    while refused is None and time.monotonic() < deadline:
+        refused = next((i for i, p in enumerate(procs) if p.poll() is not None), None)
+        time.sleep(0.05)
+    assert refused is not None, "neither run was refused"
+    gate.open.set()
+    winner = procs[1 - refused]
+    assert winner.wait(120) == 0, logs[1 - refused].read_text()
+    assert procs[refused].returncode == 2
+    lines = logs[refused].read_text().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gasp: error: "), lines
+    assert f"pid {winner.pid} on host" in lines[0]
+    assert server.requests == _samples(out / "run.sqlite") == 8
+
+
+def test_a_run_that_fails_its_checks_leaves_no_new_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    args = [*RUN[2:], "--base-url", "http://127.0.0.1:9/v1", "--out", str(out), *SKIP]
+    assert gasp_exit_code(monkeypatch, *args) == 2
+    assert "cannot reach" in capfd.readouterr().err
+    assert not out.exists() and list(tmp_path.iterdir()) == []
+
+
 def test_lock_nests_in_one_process_and_names_its_holder(tmp_path: Path) -> None:
     store = tmp_path / "deep" / "run.sqlite"
     assert lock_holder(store) is None

@@ -30,6 +30,11 @@ def _slug(text: str) -> str:
     return "".join(c if c.isalnum() else "-" for c in text.lower()).strip("-") or "run"
 
 
+def _remove_if_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
 @app.command("run")
 def run_command(
     study: gen.StudyArgument = gen.DEFAULT_STUDY,
@@ -167,10 +172,12 @@ def run_command(
     console = Console(stderr=True, quiet=quiet)
     from gasp.store import store_lock
 
-    # One run per folder: a folder that exists is locked before anything is printed,
-    # for every step (a new folder is locked by the generation once the model checks out).
+    # One run per folder: the folder is locked before anything is printed, for every
+    # step; a folder made only for the lock goes again when the run stores nothing.
     with contextlib.ExitStack() as held:
-        if Step.generate in steps and paths.store is not None and out.is_dir():
+        if Step.generate in steps and paths.store is not None:
+            if not out.exists():
+                held.callback(_remove_if_empty, out)
             held.enter_context(
                 store_lock(
                     paths.store,
