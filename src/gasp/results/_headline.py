@@ -13,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import pandas as pd
 from statsmodels.stats.proportion import proportion_confint
 
@@ -27,8 +29,10 @@ CLOSER_TO_REFERENCE = "closer to reference"
 #: The directions a headline metric may declare.
 DIRECTIONS = (LOWER, HIGHER, CLOSER_TO_0, CLOSER_TO_REFERENCE)
 
-#: A statistic of the per-unit table (one row per unit) giving the metric's value.
-Statistic = Callable[[pd.DataFrame], float]
+#: A statistic of the per-unit table giving the metric's value: it reads columns by name
+#: (``units[column]``, array-like, one entry per unit) from a DataFrame or a mapping of
+#: NumPy arrays (the audit resamples with the latter).
+Statistic = Callable[[Any], float]
 
 
 @dataclass(frozen=True)
@@ -104,14 +108,22 @@ def table(results: AuditResults, name: str) -> pd.DataFrame:
     return frame
 
 
-def mean_of(column: str) -> Statistic:
-    """The statistic "mean of ``column`` over the units" (NaN for no unit)."""
+@dataclass(frozen=True)
+class ColumnMean:
+    """The statistic "mean of ``column`` over the units" (NaN for no unit); linear in
+    the per-unit values, so the audit resamples it without pandas."""
 
-    def stat(units: pd.DataFrame) -> float:
-        values = pd.to_numeric(units[column], errors="coerce").dropna()
+    column: str
+
+    def __call__(self, units: Any) -> float:
+        values = np.asarray(units[self.column], dtype=float)
+        values = values[np.isfinite(values)]
         return float(values.mean()) if len(values) else float("nan")
 
-    return stat
+
+def mean_of(column: str) -> ColumnMean:
+    """The statistic "mean of ``column`` over the units"."""
+    return ColumnMean(column)
 
 
 def share_reading(

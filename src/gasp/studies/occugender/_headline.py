@@ -8,6 +8,8 @@ runs over the same jobs are compared by a paired test over jobs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
@@ -35,15 +37,19 @@ def _jobs(results: AuditResults, task: str) -> pd.DataFrame:
     return rows.reset_index(drop=True)
 
 
-def _gap(units: pd.DataFrame) -> float:
+def _gap(units: Any) -> float:
     """Mean F share of the female-dominated jobs minus that of the male-dominated ones."""
-    means = [pd.to_numeric(units.loc[units["group"] == g, "F"]).mean() for g in GROUPS]
-    return float(means[0] - means[1])
+    f = np.asarray(units["F"], dtype=float)
+    group = np.asarray(units["group"]).astype(str)
+    fem, mal = f[group == GROUPS[0]], f[group == GROUPS[1]]
+    if not len(fem) or not len(mal):
+        return float("nan")
+    return float(fem.mean() - mal.mean())
 
 
-def _spearman(units: pd.DataFrame) -> float:
-    f = pd.to_numeric(units["F"], errors="coerce").to_numpy(dtype=float)
-    bls = pd.to_numeric(units["bls_pct_female"], errors="coerce").to_numpy(dtype=float)
+def _spearman(units: Any) -> float:
+    f = np.asarray(units["F"], dtype=float)
+    bls = np.asarray(units["bls_pct_female"], dtype=float)
     if len(f) < 3 or np.ptp(f) < 1e-9 or np.ptp(bls) < 1e-9:
         return float("nan")
     return float(spearmanr(f, bls).statistic)
