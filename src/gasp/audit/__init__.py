@@ -9,6 +9,8 @@ a model; the command line runs the studies.
 """
 
 from gasp.audit._difference import Difference, DifferenceSettings, compare_readings, quantity
+from gasp.audit._junit import write_junit
+from gasp.audit._page import write_audit_page
 from gasp.audit._scorecard import (
     SCHEMA,
     SCORECARD_FILE,
@@ -32,5 +34,7 @@ __all__ = [
     "compare_readings",
     "manifest_hash",
     "quantity",
+    "write_audit_page",
+    "write_junit",
     "write_scorecard",
 ]

@@ -22,7 +22,7 @@ from statsmodels.stats.multitest import multipletests
 
 from gasp.audit._difference import DifferenceSettings, compare_readings
 from gasp.errors import GaspError
-from gasp.io import run_folder_paths
+from gasp.io import RunPaths
 from gasp.report import REPORT_FILE
 from gasp.results import CLOSER_TO_REFERENCE, HIGHER, AuditResults, MetricReading
 from gasp.studies import get_study_type
@@ -51,7 +51,7 @@ class RunRecord:
 
     model: str
     study: str
-    folder: Path
+    paths: RunPaths
     #: ``complete``, ``incomplete`` (some samples failed), ``failed`` or ``not served``.
     status: str = "complete"
     reason: str = ""
@@ -171,11 +171,11 @@ def build_scorecard(
     readings: dict[tuple[str, str, str], MetricReading] = {}
     study_names = list(dict.fromkeys(r.study for r in runs))
     for run in runs:
-        paths = run_folder_paths(run.folder)
+        paths = run.paths
         entry: dict[str, Any] = {
             "model": run.model,
             "study": run.study,
-            "folder": _rel(run.folder, out),
+            "folder": _rel(paths.results.parent, out),
             "status": run.status,
             "reason": run.reason,
             "report": None,
