@@ -13,6 +13,7 @@ from gasp.audit._junit import write_junit
 from gasp.audit._page import write_audit_page
 from gasp.audit._scorecard import (
     SCHEMA,
+    SCHEMA_FILE,
     SCORECARD_FILE,
     AuditModel,
     RunRecord,
@@ -24,6 +25,7 @@ from gasp.audit._scorecard import (
 
 __all__ = [
     "SCHEMA",
+    "SCHEMA_FILE",
     "SCORECARD_FILE",
     "AuditModel",
     "Difference",

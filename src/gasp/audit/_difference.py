@@ -206,7 +206,11 @@ def _unpaired(metric: HeadlineMetric, model: MetricReading, base: MetricReading)
         low, high = confint_proportions_2indep(*args, method="newcomb")
         test = "two-proportion score test (unpaired)"
         return Difference(observed, float(low), float(high), test, p, what, 0)
-    if linear and model.kind == base.kind == "rate" and model.total > 0 and base.total > 0:
+    if model.kind == base.kind == "rate" and min(model.total, base.total) <= 0:
+        return Difference(
+            observed, np.nan, np.nan, "none: nothing tested in a run", np.nan, what, 0
+        )
+    if linear and model.kind == base.kind == "rate":
         if model.count + base.count == 0:
             p = 1.0  # no event in either run
         else:

@@ -29,6 +29,8 @@ from gasp.studies import get_study_type
 
 SCHEMA = "gasp.scorecard/1"
 SCORECARD_FILE = "scorecard.json"
+#: The JSON Schema of the scorecard file, shipped in the package.
+SCHEMA_FILE = Path(__file__).with_name("scorecard.schema.json")
 
 
 @dataclass(frozen=True)
@@ -291,6 +293,7 @@ def write_scorecard(card: Scorecard, out: Path) -> Path:
 
 __all__ = [
     "SCHEMA",
+    "SCHEMA_FILE",
     "SCORECARD_FILE",
     "AuditModel",
     "RunRecord",

@@ -36,8 +36,9 @@ from gasp.cli._app import app
 from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import BackendError, ConfigError, GaspError
 from gasp.io import run_folder_paths
+from gasp.report import REPORT_FILE
 from gasp.runner import Plannable, SystemPromptVariant
-from gasp.studies import StudyType, study_names
+from gasp.studies import study_names
 
 #: Exit status when a step of some run failed.
 STEP_FAILED_EXIT_CODE = 1
@@ -146,12 +147,36 @@ def _study_run(
     )
 
 
-def _has_probe(study_type: StudyType) -> bool:
-    return type(study_type).probe is not StudyType.probe
+#: Written in a run folder once every step finished: the store's size and time then.
+DONE_FILE = ".audit-done"
+
+
+def _store_stamp(run: StudyRun) -> str:
+    store = run.paths.store
+    if store is None or not store.is_file():
+        return ""
+    stat = store.stat()
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def _finished(run: StudyRun) -> bool:
+    """True when the run finished every step and its store has not changed since."""
+    done = run.paths.results.parent / DONE_FILE
+    report = run.paths.report / REPORT_FILE
+    return (
+        done.is_file()
+        and report.is_file()
+        and done.read_text(encoding="utf-8") == _store_stamp(run)
+    )
 
 
 def _run_one(run: StudyRun, model: str, study: str, console: Console) -> RunRecord:
-    steps = [s for s in Step if s is not Step.probe or _has_probe(run.study_type)]
+    """Generate (resuming), analyse and report one run; a finished run is not redone.
+    The probe is not run: no headline metric reads it (``gasp run`` adds it)."""
+    if _finished(run):
+        console.print(f"{model} / {study}: finished before, not redone")
+        return RunRecord(model, study, run.paths)
+    steps = [Step.generate, Step.analyze, Step.report]
     try:
         outcome = run_steps(run, steps, console)
     except BackendError as exc:
@@ -160,8 +185,10 @@ def _run_one(run: StudyRun, model: str, study: str, console: Console) -> RunReco
     except GaspError as exc:
         console.print(f"[red]{model} / {study} failed: {exc}[/red]")
         return RunRecord(model, study, run.paths, "failed", str(exc))
-    status = "complete" if outcome.ok else "incomplete"
-    return RunRecord(model, study, run.paths, status)
+    if not outcome.ok:
+        return RunRecord(model, study, run.paths, "incomplete")
+    (run.paths.results.parent / DONE_FILE).write_text(_store_stamp(run), encoding="utf-8")
+    return RunRecord(model, study, run.paths)
 
 
 def _check_resume(out: Path, models: list[AuditModel], studies: list[str], quick: bool) -> None:
