@@ -11,8 +11,7 @@ import pytest
 from scipy.stats import binomtest, norm
 from statsmodels.stats.multitest import multipletests
 
-from gasp.audit import DifferenceSettings, compare_readings
-from gasp.audit._scorecard import Scorecard, _correct
+from gasp.audit import DifferenceSettings, Scorecard, compare_readings, correct
 from gasp.results import (
     CLOSER_TO_0,
     HIGHER,
@@ -119,7 +118,7 @@ def _card(p_values: list[float | None], better: str = LOWER) -> Scorecard:
 def test_one_benjamini_hochberg_correction_over_the_whole_scorecard() -> None:
     p = [0.001, 0.045, 0.03, 0.5, None, 0.012]
     card = _card(p)
-    _correct(card)
+    correct(card)
     tested = [x for x in p if x is not None]
     q = multipletests(tested, method="fdr_bh")[1]
     got = [row["q_value"] for row in card.comparisons if row["p_value"] is not None]
@@ -130,7 +129,7 @@ def test_one_benjamini_hochberg_correction_over_the_whole_scorecard() -> None:
     # a positive difference of a lower-is-better metric is worse; higher-is-better: better
     assert card.comparisons[0]["direction"] == "worse"
     other = _card([0.001], better=HIGHER)
-    _correct(other)
+    correct(other)
     assert other.comparisons[0]["direction"] == "better"
     assert card.comparisons[4]["q_value"] is None
     assert card.comparisons[4]["direction"] == "no difference"
@@ -139,7 +138,7 @@ def test_one_benjamini_hochberg_correction_over_the_whole_scorecard() -> None:
 def test_the_margin_keeps_small_worse_differences_out_of_the_gate() -> None:
     card = _card([0.001, 0.001])
     card.comparisons[1]["difference"] = 0.2
-    _correct(card)
+    correct(card)
     assert len(card.failing()) == 2
     assert [r["metric"] for r in card.failing({"m1": 0.5})] == ["m0"]
     assert card.failing({"s.m0": 2.0, "m1": 0.5}) == []

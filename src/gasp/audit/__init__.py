@@ -19,6 +19,7 @@ from gasp.audit._scorecard import (
     RunRecord,
     Scorecard,
     build_scorecard,
+    correct,
     manifest_hash,
     write_scorecard,
 )
@@ -34,6 +35,7 @@ __all__ = [
     "Scorecard",
     "build_scorecard",
     "compare_readings",
+    "correct",
     "manifest_hash",
     "quantity",
     "write_audit_page",

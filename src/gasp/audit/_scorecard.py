@@ -244,7 +244,7 @@ def build_scorecard(
                         "p_value": diff.p_value if math.isfinite(diff.p_value) else None,
                     }
                 )
-    _correct(card)
+    correct(card)
     return card
 
 
@@ -267,7 +267,7 @@ def _metric_row(metric: Any, reading: MetricReading, model: str, report: str | N
     }
 
 
-def _correct(card: Scorecard) -> None:
+def correct(card: Scorecard) -> None:
     """One Benjamini-Hochberg correction over every tested comparison of the audit."""
     tested = [row for row in card.comparisons if row["p_value"] is not None]
     if tested:
@@ -299,6 +299,7 @@ __all__ = [
     "RunRecord",
     "Scorecard",
     "build_scorecard",
+    "correct",
     "manifest_hash",
     "write_scorecard",
 ]

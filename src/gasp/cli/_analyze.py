@@ -12,6 +12,7 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
 from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError, DataError
 from gasp.io import TABLE_FORMATS, locate_run
@@ -107,12 +108,15 @@ def compare(
     ] = None,
 ) -> None:
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) and draw
-    the comparison report."""
+    the comparison report; audit folders, or runs of several studies, give the audit
+    scorecard (scorecard.json and index.html in OUT)."""
+    if any(is_audit_folder(r) for r in runs):
+        typer.echo(str(compare_scorecard(runs, out, label)))
+        return
     kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
-    if len(kinds) > 1:
-        raise ConfigError(
-            f"runs of different studies cannot be compared: {', '.join(sorted(kinds))}"
-        )
+    if len(kinds) > 1:  # across studies: the audit scorecard of the saved results
+        typer.echo(str(compare_scorecard(runs, out, label)))
+        return
     study = study_type_of_results(locate_run(runs[0]).results)
     outcome = study.compare(runs, out, {"labels": label or None})
     console = Console()

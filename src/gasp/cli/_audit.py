@@ -33,6 +33,7 @@ from gasp.backends import parse_model_options, parse_model_spec
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._compare_scorecard import AUDIT_FILE
 from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import BackendError, ConfigError, GaspError
 from gasp.io import run_folder_paths
@@ -44,8 +45,6 @@ from gasp.studies import study_names
 STEP_FAILED_EXIT_CODE = 1
 #: Exit status of ``--fail-on worse`` when a comparison is significantly worse.
 WORSE_EXIT_CODE = 3
-#: The audit's own record of its models (a resumed audit must present the same).
-AUDIT_FILE = "audit.json"
 EXAMPLES_PER_WORD = 50
 
 
@@ -191,28 +190,33 @@ def _run_one(run: StudyRun, model: str, study: str, console: Console) -> RunReco
     return RunRecord(model, study, run.paths)
 
 
-def _check_resume(out: Path, models: list[AuditModel], studies: list[str], quick: bool) -> None:
-    record = {
-        "models": [
-            {"name": m.name, "spec": m.spec, "variant_prompt": m.variant_prompt} for m in models
-        ],
-        "quick": quick,
-    }
+def _check_resume(
+    out: Path, models: list[AuditModel], studies: list[str], quick: bool, baseline: str | None
+) -> None:
+    """Refuse a folder whose audit gave a model name another spec or prompt, or ran
+    with(out) ``--quick``; record this audit (models and studies of earlier runs kept)."""
+    mine = [{"name": m.name, "spec": m.spec, "variant_prompt": m.variant_prompt} for m in models]
     path = out / AUDIT_FILE
-    if path.is_file():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        known = {m["name"]: m for m in old.get("models", [])}
-        for model in record["models"]:
-            prev = known.get(model["name"])
-            if prev is not None and prev != model:
-                raise ConfigError(
-                    f"{out} holds an audit where model {model['name']!r} is "
-                    f"{prev['spec']!r} with another prompt or spec; use another --out"
-                )
-        if old.get("quick") != quick:
-            raise ConfigError(f"{out} holds an audit run {'without' if quick else 'with'} --quick")
+    old: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    known = {m["name"]: m for m in old.get("models", [])}
+    for model in mine:
+        prev = known.get(model["name"])
+        if prev is not None and prev != model:
+            raise ConfigError(
+                f"{out} holds an audit where model {model['name']!r} is {prev['spec']!r} "
+                "with another system prompt or spec; use another --out"
+            )
+    if old and old.get("quick") != quick:
+        raise ConfigError(f"{out} holds an audit run {'without' if quick else 'with'} --quick")
+    names = {m["name"] for m in mine}
+    record = {
+        "models": [m for m in old.get("models", []) if m["name"] not in names] + mine,
+        "studies": [s for s in old.get("studies", []) if s not in studies] + studies,
+        "quick": quick,
+        "baseline": baseline,
+    }
     out.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record | {"studies": studies}, indent=2), encoding="utf-8")
+    path.write_text(json.dumps(record, indent=2), encoding="utf-8")
 
 
 def finish(
@@ -298,7 +302,7 @@ def audit_command(
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
     plan = [(m, n, _study_run(n, m, out, quick, seed, options)) for m in models for n in names]
-    _check_resume(out, models, names, quick)
+    _check_resume(out, models, names, quick, base)
     console = Console(stderr=True)
     console.print(f"gasp audit: {len(models)} models x {len(names)} studies -> {out}")
     records = []

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy.stats import spearmanr
+from scipy.stats import rankdata
 
 from gasp.results import (
     CLOSER_TO_0,
@@ -52,7 +52,8 @@ def _spearman(units: Any) -> float:
     bls = np.asarray(units["bls_pct_female"], dtype=float)
     if len(f) < 3 or np.ptp(f) < 1e-9 or np.ptp(bls) < 1e-9:
         return float("nan")
-    return float(spearmanr(f, bls).statistic)
+    # Spearman's rho: the Pearson correlation of the (average) ranks
+    return float(np.corrcoef(rankdata(f), rankdata(bls))[0, 1])
 
 
 def _excluded(units: pd.DataFrame) -> float:
