@@ -142,7 +142,7 @@ def _marked_personas(rng: np.random.Generator, shift: float) -> dict:
         {
             "group": groups,
             "n": 50,
-            "mean": rng.normal(0.5, 0.3 / np.sqrt(50), 4) + [0, shift * 0.3, 0, 0],
+            "mean": rng.normal(0.5, 0.3 / np.sqrt(50), 4) + np.array([0, shift * 0.3, 0, 0]),
             "sd": 0.3,
         }
     )
