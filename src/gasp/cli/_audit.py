@@ -128,6 +128,7 @@ def _study_run(
         top_p=None,
         seed=seed,
         model_options=tuple(options["model"].get(None, []) + options["model"].get(model.name, [])),
+        max_concurrency=options["max_concurrency"],
     )
     if model.variant_prompt:
         variant = VariantSelection(
@@ -276,6 +277,7 @@ def audit_command(
     study_option: Annotated[
         list[str] | None, typer.Option(help="[STUDY:]KEY=VALUE study option (repeatable).")
     ] = None,
+    max_concurrency: gen.MaxConcurrencyOption = 16,
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
@@ -298,6 +300,7 @@ def audit_command(
     options = {
         "model": _scoped(list(model_option or []), {m.name for m in models}, "--model-option"),
         "study": _scoped(list(study_option or []), set(names), "--study-option"),
+        "max_concurrency": max_concurrency,
     }
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
