@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import itertools
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -75,7 +77,7 @@ def quantity(metric: HeadlineMetric, reading: MetricReading) -> str:
     return "value"
 
 
-def _transform(metric: HeadlineMetric, reading: MetricReading) -> np.ufunc | object:
+def _transform(metric: HeadlineMetric, reading: MetricReading) -> Callable[[Any], Any]:
     if metric.better == CLOSER_TO_0:
         return np.abs
     if metric.better == CLOSER_TO_REFERENCE:
@@ -151,9 +153,9 @@ def _paired(
         va, vb, n = va[ok], vb[ok], int(ok.sum())
         if n == 0:
             return Difference(np.nan, np.nan, np.nan, "none: no shared unit", np.nan, what, 0)
-        observed = float(g(va.mean()) - g(vb.mean()))  # type: ignore[operator]
+        observed = float(g(va.mean()) - g(vb.mean()))
         idx = rng.integers(0, n, size=(settings.bootstrap, n))
-        boot = g(va[idx].mean(axis=1)) - g(vb[idx].mean(axis=1))  # type: ignore[operator]
+        boot = g(va[idx].mean(axis=1)) - g(vb[idx].mean(axis=1))
         low, high = _percentile(np.asarray(boot, dtype=float))
         if model.binary and what == "value":
             ones_a, ones_b = va > 0.5, vb > 0.5
@@ -168,25 +170,25 @@ def _paired(
         masks = _swap_masks(n, settings.permutations, rng)
         pa = np.where(masks, vb, va).mean(axis=1)
         pb = np.where(masks, va, vb).mean(axis=1)
-        null = np.asarray(g(pa) - g(pb), dtype=float)  # type: ignore[operator]
+        null = np.asarray(g(pa) - g(pb), dtype=float)
     else:
         ca = {c: a[c].to_numpy() for c in a.columns}
         cb = {c: b[c].to_numpy() for c in b.columns}
         # only the columns where the two runs differ need swapping
         moving = [c for c in ca if not np.array_equal(ca[c], cb[c])]
-        observed = float(g(stat(ca)) - g(stat(cb)))  # type: ignore[operator]
+        observed = float(g(stat(ca)) - g(stat(cb)))
         boots = []
         for _ in range(settings.bootstrap // 4):
             idx = rng.integers(0, n, size=n)
             ra = {c: v[idx] for c, v in ca.items()}
             rb = {c: v[idx] for c, v in cb.items()}
-            boots.append(g(stat(ra)) - g(stat(rb)))  # type: ignore[operator]
+            boots.append(g(stat(ra)) - g(stat(rb)))
         low, high = _percentile(np.asarray(boots, dtype=float))
         null_list = []
         for mask in _swap_masks(n, settings.permutations // 4, rng):
             sa = ca | {c: np.where(mask, cb[c], ca[c]) for c in moving}
             sb = cb | {c: np.where(mask, ca[c], cb[c]) for c in moving}
-            null_list.append(g(stat(sa)) - g(stat(sb)))  # type: ignore[operator]
+            null_list.append(g(stat(sa)) - g(stat(sb)))
         null = np.asarray(null_list, dtype=float)
     exact = n <= EXACT_UNITS
     p = _permutation_p(observed, null, exact)
@@ -198,7 +200,7 @@ def _paired(
 def _unpaired(metric: HeadlineMetric, model: MetricReading, base: MetricReading) -> Difference:
     g = _transform(metric, base)
     what = quantity(metric, base)
-    observed = float(g(model.value) - g(base.value))  # type: ignore[operator]
+    observed = float(g(model.value) - g(base.value))
     linear = what == "value"
     if linear and model.kind == base.kind == "proportion" and model.total > 0 and base.total > 0:
         args = (model.count, model.total, base.count, base.total)

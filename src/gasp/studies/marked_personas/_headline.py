@@ -76,7 +76,8 @@ def _read_sentiment(results: AuditResults) -> MetricReading:
         rows = rows.dropna(subset=["mean"])
         if len(rows) < 2:
             continue
-        hi, lo = rows.loc[rows["mean"].idxmax()], rows.loc[rows["mean"].idxmin()]
+        means = rows["mean"].to_numpy(dtype=float)
+        hi, lo = rows.iloc[int(np.argmax(means))], rows.iloc[int(np.argmin(means))]
         gap = float(hi["mean"] - lo["mean"])
         se = float(
             np.sqrt(
