@@ -133,3 +133,17 @@ def test_the_rules_can_fail() -> None:
         return target == "gasp.errors" and source.startswith("gasp.store")
 
     assert _violations(private_elsewhere), "the import reader found no import at all"
+
+
+def test_the_audit_layer_reads_saved_results_only_and_only_cli_imports_it() -> None:
+    """The audit never opens a store, calls a model or imports a study package; only the
+    command line imports it."""
+
+    def forbidden(source: str, target: str) -> bool:
+        if source.startswith("gasp.audit"):
+            top = target.split(".")[1]
+            study_package = _package_of(target).startswith("gasp.studies.")
+            return top in ENGINE or study_package
+        return target.startswith("gasp.audit") and not source.startswith(("gasp.cli", "gasp.audit"))
+
+    assert _violations(forbidden) == []

@@ -14,6 +14,7 @@ import sys
 # (Add one import line per command module.)
 from gasp.cli import (
     _analyze,  # noqa: F401
+    _audit,  # noqa: F401
     _calibrate,  # noqa: F401
     _existing_data,  # noqa: F401
     _generate,  # noqa: F401

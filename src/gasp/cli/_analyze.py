@@ -115,14 +115,18 @@ def compare(
     ] = None,
 ) -> None:
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) and draw
-    the comparison report."""
+    the comparison report; audit folders, or runs of several studies, give the audit
+    scorecard (scorecard.json and index.html in OUT)."""
+    from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
     from gasp.io import locate_run
 
+    if any(is_audit_folder(r) for r in runs):
+        typer.echo(str(compare_scorecard(runs, out, label)))
+        return
     kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
-    if len(kinds) > 1:
-        raise ConfigError(
-            f"runs of different studies cannot be compared: {', '.join(sorted(kinds))}"
-        )
+    if len(kinds) > 1:  # across studies: the audit scorecard of the saved results
+        typer.echo(str(compare_scorecard(runs, out, label)))
+        return
     study = study_type_of_results(locate_run(runs[0]).results)
     outcome = study.compare(runs, out, {"labels": label or None})
     console = Console()

@@ -56,6 +56,7 @@ from gasp.runner._summary import (
     RunOptions,
     RunSummary,
 )
+from gasp.runner._variant import SystemPromptVariant, with_system_prompt
 
 __all__ = [
     "BATCH_POLL_ENV",
@@ -83,6 +84,7 @@ __all__ = [
     "RunSummary",
     "StoppingRule",
     "StudyPlan",
+    "SystemPromptVariant",
     "agenerate",
     "as_plan",
     "build_manifest",
@@ -103,4 +105,5 @@ __all__ = [
     "run_identity",
     "sample_seed",
     "summary_table",
+    "with_system_prompt",
 ]

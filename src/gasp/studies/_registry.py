@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 from gasp.errors import ConfigError
+from gasp.results import HeadlineMetric
 from gasp.runner import Plannable
 from gasp.studies._options import StudyOption
 
@@ -86,6 +87,11 @@ class StudyType(abc.ABC):
     @abc.abstractmethod
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """Render the report from saved results only; return the HTML file."""
+
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The study's headline metrics (declared once in its package), read from its saved
+        results by the audit (default: none)."""
+        return ()
 
     def compare(
         self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]

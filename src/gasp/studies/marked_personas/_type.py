@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.results import HeadlineMetric
 from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.marked_personas._model import (
     KINDS,
@@ -147,6 +148,12 @@ class MarkedPersonas(StudyType):
 
         reject_options(self.name, options, ANALYSIS_OPTIONS)
         return analyze_table_step(table, results, options)
+
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
+        from gasp.studies.marked_personas._headline import HEADLINE_METRICS
+
+        return HEADLINE_METRICS
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.results import HeadlineMetric
 from gasp.studies import StudyType, reject_options
 from gasp.studies.more_of_the_same._load import load_study, load_subjects_csv
 from gasp.studies.more_of_the_same._model import STUDY_KIND, Study
@@ -116,6 +117,12 @@ class MoreOfTheSame(StudyType):
         from gasp.studies.more_of_the_same._steps import probe_step
 
         return probe_step(results, options)
+
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
+        from gasp.studies.more_of_the_same._headline import HEADLINE_METRICS
+
+        return HEADLINE_METRICS
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The audit report (or a comparison's) from saved results only."""

@@ -8,6 +8,7 @@ from typing import Any
 
 from gasp.backends import DEFAULT_MAX_CANDIDATE_CHARS
 from gasp.errors import ConfigError
+from gasp.results import HeadlineMetric
 from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.occugender._data import (
     NO_DEBIASING,
@@ -177,6 +178,12 @@ class OccuGender(StudyType):
 
         reject_options(STUDY_KIND, options, set(STUDY_OPTIONS) | ANALYSIS_OPTIONS)
         return analyze_step(store, results, options)
+
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
+        from gasp.studies.occugender._headline import HEADLINE_METRICS
+
+        return HEADLINE_METRICS
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report section from the saved results only."""

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.results import HeadlineMetric
 from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.pronoun_pairs._professions import (
     default_professions,
@@ -109,6 +110,12 @@ class PronounPairs(StudyType):
 
         return analyze_pairs(store, results, options)
 
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
+        from gasp.studies.pronoun_pairs._headline import PAIRS_METRICS
+
+        return PAIRS_METRICS
+
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""
         from gasp.studies.pronoun_pairs._steps import render_report
@@ -204,6 +211,12 @@ class Narratives(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_narratives
 
         return analyze_narratives(store, results, options)
+
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
+        from gasp.studies.pronoun_pairs._headline import NARRATIVE_METRICS
+
+        return NARRATIVE_METRICS
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""

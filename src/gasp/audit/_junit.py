@@ -1,0 +1,62 @@
+"""The scorecard as a JUnit XML file: one test case per metric and model, so CI
+services (GitHub Actions, GitLab, Jenkins) list the audit beside the other tests.
+
+A case fails when its comparison against the baseline is significantly worse (beyond
+its margin, where one is given); it is skipped when it could not be tested.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from pathlib import Path
+
+from gasp.audit._scorecard import Scorecard
+
+
+def write_junit(card: Scorecard, path: Path, margins: Mapping[str, float] | None = None) -> Path:
+    """Write the JUnit file of ``card`` to ``path``; return it."""
+    failing = {id(row) for row in card.failing(margins)}
+    suites = ET.Element("testsuites", name="gasp audit")
+    by_study: dict[str, ET.Element] = {}
+    counts: dict[str, list[int]] = {}
+    for row in card.comparisons:
+        study = row["study"]
+        if study not in by_study:
+            by_study[study] = ET.SubElement(suites, "testsuite", name=f"gasp audit {study}")
+            counts[study] = [0, 0, 0]
+        case = ET.SubElement(
+            by_study[study],
+            "testcase",
+            classname=f"gasp.audit.{study}",
+            name=f"{row['metric']} [{row['model']} vs {row['baseline']}]",
+        )
+        counts[study][0] += 1
+        detail = (
+            f"{row['quantity']}: difference {row['difference']} "
+            f"[{row['ci_low']}, {row['ci_high']}], {row['test']}, p = {row['p_value']}, "
+            f"q = {row['q_value']}, {row['direction']}"
+        )
+        if id(row) in failing:
+            counts[study][1] += 1
+            failure = ET.SubElement(
+                case, "failure", message=f"{row['metric']} significantly worse", type="worse"
+            )
+            failure.text = detail
+        elif row["p_value"] is None:
+            counts[study][2] += 1
+            ET.SubElement(case, "skipped", message=f"not tested: {row['test']}")
+        else:
+            ET.SubElement(case, "system-out").text = detail
+    for study, suite in by_study.items():
+        tests, failures, skipped = counts[study]
+        suite.set("tests", str(tests))
+        suite.set("failures", str(failures))
+        suite.set("skipped", str(skipped))
+        suite.set("errors", "0")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    ET.ElementTree(suites).write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+__all__ = ["write_junit"]

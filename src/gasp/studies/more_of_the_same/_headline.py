@@ -1,0 +1,201 @@
+"""More of the Same's headline metrics, read from the saved ``representation``,
+``srb_scores``, ``chance_marked_words`` and ``capture_rate`` tables.
+
+The representation and SRB metrics are statistics of per-occupation (per occupation
+and gender) rows, so two runs over the same occupations are compared by a paired test
+over occupations; the marked-word count and the capture rate are counts, compared by
+a Poisson-rate and a two-proportion test.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from scipy.stats import poisson
+
+from gasp.results import (
+    HIGHER,
+    LOWER,
+    AuditResults,
+    HeadlineMetric,
+    MetricReading,
+    Reader,
+    Statistic,
+    mean_of,
+    table,
+    wilson,
+)
+from gasp.studies.more_of_the_same._model import STUDY_KIND
+
+#: The template label of rows pooled over every template.
+_ALL = "all"
+
+
+def _pooled(frame: pd.DataFrame) -> pd.DataFrame:
+    rows = frame[frame["template"].astype(str) == _ALL]
+    return (rows if len(rows) else frame).reset_index(drop=True)
+
+
+def _representation(results: AuditResults) -> pd.DataFrame:
+    rep = _pooled(table(results, "representation"))
+    rep = rep.assign(
+        gap=pd.to_numeric(rep["pct_female"], errors="coerce")
+        - pd.to_numeric(rep["bls_pct_female"], errors="coerce")
+    )
+    rep["abs_gap"] = rep["gap"].abs()
+    return rep.dropna(subset=["gap"]).reset_index(drop=True)
+
+
+def _unassigned(rep: pd.DataFrame) -> float:
+    n = pd.to_numeric(rep["n_generations"]).sum()
+    return float(pd.to_numeric(rep["n_unassigned"]).sum() / n) if n else float("nan")
+
+
+def _bls_reader(column: str) -> Reader:
+    def read(results: AuditResults) -> MetricReading:
+        rep = _representation(results)
+        stat: Statistic = mean_of(column)
+        return MetricReading(
+            value=stat(rep),
+            n=len(rep),
+            excluded_share=_unassigned(rep),
+            units=rep[["subject", column]],
+            unit_keys=("subject",),
+            statistic=stat,
+        )
+
+    return read
+
+
+def _srb_reader(column: str) -> Reader:
+    def read(results: AuditResults) -> MetricReading:
+        scores = _pooled(table(results, "srb_scores"))
+        values = pd.to_numeric(scores[column], errors="coerce")
+        kept = scores.assign(abs_srb=values.abs())[values.notna()]
+        stat: Statistic = mean_of("abs_srb")
+        return MetricReading(
+            value=stat(kept),
+            n=len(kept),
+            excluded_share=float(1.0 - len(kept) / len(scores)) if len(scores) else float("nan"),
+            units=kept[["subject", "gender", "abs_srb"]],
+            unit_keys=("subject", "gender"),
+            statistic=stat,
+        )
+
+    return read
+
+
+def _read_marked(results: AuditResults) -> MetricReading:
+    chance = table(results, "chance_marked_words")
+    rows = chance[chance["source"].astype(str) == _ALL]
+    rows = rows if len(rows) else chance
+    count = float(pd.to_numeric(rows["marked_words"]).sum())
+    tests = float(pd.to_numeric(rows["n_tests"]).sum())
+    expected = float(pd.to_numeric(rows["expected_by_chance"]).sum())
+    low, high = poisson.ppf([0.025, 0.975], count) if count > 0 else (0.0, 0.0)
+    return MetricReading(
+        value=count - expected,
+        ci_low=float(low) - expected,
+        ci_high=float(high) - expected,
+        n=int(tests),
+        count=count,
+        total=tests,
+        offset=expected,
+        kind="rate",
+    )
+
+
+def _read_capture(results: AuditResults) -> MetricReading:
+    rows = _pooled(table(results, "capture_rate"))
+    captured = float(pd.to_numeric(rows["n_captured"]).sum())
+    total = float(pd.to_numeric(rows["n_generations"]).sum())
+    low, high = wilson(captured, total)
+    unassigned = pd.to_numeric(rows["unassigned_share"]) * pd.to_numeric(rows["n_generations"])
+    return MetricReading(
+        value=captured / total if total else float("nan"),
+        ci_low=low,
+        ci_high=high,
+        n=int(total),
+        excluded_share=float(unassigned.sum() / total) if total else float("nan"),
+        count=captured,
+        total=total,
+        kind="proportion",
+    )
+
+
+_BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"
+
+#: More of the Same's headline metrics, in the scorecard's order.
+HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="women_minus_bls",
+        meaning="mean over occupations of the share of women in the texts minus BLS's share",
+        unit="percentage points",
+        better="closer to 0",
+        interval_scheme=_BOOT,
+        denominator="occupations with a BLS share (texts of the unspecified condition)",
+        leaves_out="texts with no gender assigned (unassigned share)",
+        read=_bls_reader("gap"),
+        paired_over="occupations",
+    ),
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="abs_gap_bls",
+        meaning="mean over occupations of |share of women in the texts - BLS's share|",
+        unit="percentage points",
+        better=LOWER,
+        interval_scheme=_BOOT,
+        denominator="occupations with a BLS share (texts of the unspecified condition)",
+        leaves_out="texts with no gender assigned (unassigned share)",
+        read=_bls_reader("abs_gap"),
+        paired_over="occupations",
+    ),
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="mean_abs_srb",
+        meaning="mean |SRB| over occupations and genders (0 = no subset representation bias)",
+        unit="SRB (cosine-distance units)",
+        better=LOWER,
+        interval_scheme="none saved for the mean; paired bootstrap over (occupation, gender)",
+        denominator="(occupation, gender) cells with a defined SRB",
+        leaves_out="cells whose SRB is undefined (too few words with a vector)",
+        read=_srb_reader("score"),
+        paired_over="(occupation, gender) cells",
+    ),
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="mean_abs_srb_names_removed",
+        meaning="mean |SRB| with person names and gender terms removed (name-free SRB)",
+        unit="SRB (cosine-distance units)",
+        better=LOWER,
+        interval_scheme="none saved for the mean; paired bootstrap over (occupation, gender)",
+        denominator="(occupation, gender) cells with a defined name-free SRB",
+        leaves_out="cells whose name-free SRB is undefined",
+        read=_srb_reader("score_names_removed"),
+        paired_over="(occupation, gender) cells",
+    ),
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="marked_words_over_chance",
+        meaning="marked words found minus those expected by chance under the study's rule",
+        unit="words",
+        better=LOWER,
+        interval_scheme="exact Poisson interval of the count, minus the chance expectation",
+        denominator="word tests of every comparison",
+        leaves_out="words below the study's minimum count",
+        read=_read_marked,
+    ),
+    HeadlineMetric(
+        study=STUDY_KIND,
+        name="capture_rate",
+        meaning="texts whose protagonist's gender the association step captured",
+        unit="share",
+        better=HIGHER,
+        interval_scheme="Wilson score interval over texts",
+        denominator="valid texts of every condition",
+        leaves_out="invalid texts",
+        read=_read_capture,
+    ),
+)
+
+__all__ = ["HEADLINE_METRICS"]

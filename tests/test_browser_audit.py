@@ -1,0 +1,48 @@
+"""The audit's scorecard page in a real browser: it renders with no console error and
+every link points to a file that exists. Skipped where Chromium is absent."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from _browser import chromium, require_chromium, severe_console_entries
+from _cli import gasp_exit_code
+
+pytestmark = pytest.mark.browser
+
+require_chromium(module_level=True)
+
+
+def test_the_scorecard_page_renders_without_console_errors_and_links_resolve(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "audit"
+    code = gasp_exit_code(
+        monkeypatch, "audit", "--quick", "-m", "good=mock/personas", "-m", "bad=mock/echo",
+        "--baseline", "good", "--studies", "pronoun-pairs,narratives",
+        "--study-option", "pronoun-pairs:pairs=8", "--out", str(out),
+    )  # fmt: skip
+    capsys.readouterr()
+    assert code == 0
+    index = out / "index.html"
+    with chromium(tmp_path / "profile") as driver:
+        driver.get(index.as_uri())
+        assert driver.title == "gasp audit scorecard"
+        body = driver.find_element("tag name", "body").text
+        assert "WORSE" in body and "no difference" in body
+        images = driver.execute_script(
+            "return Array.from(document.images).map(i => i.complete && i.naturalWidth > 0)"
+        )
+        assert images and all(images)  # the forest plot
+        hrefs = driver.execute_script(
+            "return Array.from(document.querySelectorAll('main a')).map(a => a.href)"
+        )
+        assert severe_console_entries(driver) == []
+    local = [h for h in hrefs if h.startswith("file://")]
+    assert len(local) >= 2 * 7  # every cell of both models links its report
+    for href in local:
+        path = Path(re.sub(r"^file://", "", href).split("#")[0])
+        assert path.is_file(), href
