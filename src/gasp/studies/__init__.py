@@ -7,13 +7,14 @@ one when it is first asked for. Other packages add studies through the
 ``gasp.studies`` entry point group (:data:`ENTRY_POINT_GROUP`).
 """
 
-from gasp.studies._plugins import ENTRY_POINT_GROUP, StudyPlugin, forget_plugins, study_plugins
+from gasp.studies._plugins import ENTRY_POINT_GROUP, StudyPlugin, study_plugins
 from gasp.studies._registry import (
     BUILTIN_STUDY_MODULES,
     COMMON_OPTIONS,
     DEFAULT_STUDY_KIND,
     STUDY_KIND_KEY,
     StudyType,
+    forget_plugins,
     get_study_type,
     plugin_warnings,
     read_study_file,

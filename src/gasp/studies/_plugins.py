@@ -46,7 +46,8 @@ class StudyPlugin:
 
 @functools.cache
 def study_plugins() -> dict[str, StudyPlugin]:
-    """Every declared study plugin by name (read once; :func:`forget_plugins` rereads)."""
+    """Every declared study plugin by name (read once; ``forget_plugins`` of the registry
+    reads them again)."""
     found: dict[str, StudyPlugin] = {}
     for point in metadata.entry_points(group=ENTRY_POINT_GROUP):
         dist = point.dist
@@ -60,8 +61,3 @@ def study_plugins() -> dict[str, StudyPlugin]:
             ),
         )
     return found
-
-
-def forget_plugins() -> None:
-    """Read the entry points again on the next call (after installing a plugin)."""
-    study_plugins.cache_clear()

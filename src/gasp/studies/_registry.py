@@ -201,6 +201,15 @@ def study_types() -> list[StudyType]:
     return loaded
 
 
+def forget_plugins() -> None:
+    """Forget the plugins read and loaded so far: the entry points are read again on
+    the next call (after installing or removing a plugin)."""
+    for name in _plugins():
+        _REGISTRY.pop(name, None)
+    _BROKEN.clear()
+    study_plugins.cache_clear()
+
+
 def plugin_warnings() -> list[str]:
     """One line per study plugin that failed to load so far."""
     return [_BROKEN[name] for name in sorted(_BROKEN)]
