@@ -9,6 +9,7 @@ The format follows the path (``.eval``; a ``.json`` holding an Inspect log;
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import re
@@ -64,14 +65,13 @@ def format_of_source(path: str | Path) -> str:
 
 
 def _message_text(value: Any) -> str:
-    """The text of an Inspect sample input: a string, or its chat messages' text."""
+    """The prompt of an Inspect sample input: a string, or its last user message's text."""
     if isinstance(value, str):
         return value
-    parts = []
-    for message in value or ():
-        text = getattr(message, "text", None)
-        parts.append(text if isinstance(text, str) else str(getattr(message, "content", "")))
-    return "\n\n".join(p for p in parts if p)
+    users = [m for m in value or () if getattr(m, "role", None) == "user"]
+    last = users[-1] if users else None
+    text = getattr(last, "text", None)
+    return text if isinstance(text, str) else ""
 
 
 def inspect_task(path: str | Path) -> str:
@@ -88,8 +88,9 @@ def inspect_task(path: str | Path) -> str:
 
 
 def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
-    """One row per sample of an Inspect AI eval log: ``prompt``, ``text`` (the output's
-    completion), ``model``, ``task``, ``sample_id``, ``epoch`` and the sample metadata."""
+    """One row per sample of an Inspect AI eval log, in sample and epoch order: ``prompt``,
+    ``text`` (the output's completion), ``model``, ``task``, ``sample_id``, ``epoch``,
+    ``sample_index`` (epoch - 1 unless the metadata has one) and the sample metadata."""
     _require(INSPECT, path)
     from inspect_ai.log import read_eval_log
 
@@ -102,9 +103,11 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
         if sample.error is not None:
             failed += 1
             continue
+        metadata = dict(sample.metadata or {})
+        metadata.setdefault("sample_index", sample.epoch - 1)
         rows.append(
             {
-                **dict(sample.metadata or {}),
+                **metadata,
                 "prompt": _message_text(sample.input),
                 "text": sample.output.completion if sample.output is not None else "",
                 "model": log.eval.model,
@@ -118,7 +121,10 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
     notes = [f"read {len(rows)} samples of Inspect task {log.eval.task!r} ({log.eval.model})"]
     if failed:
         notes.append(f"left out {failed} samples that ended in an error")
-    return pd.DataFrame(rows), notes
+    frame = pd.DataFrame(rows)
+    with contextlib.suppress(TypeError):  # sample ids of mixed types keep the log's order
+        frame = frame.sort_values(["sample_id", "epoch"], kind="stable")
+    return frame.reset_index(drop=True), notes
 
 
 def _lm_eval_prompt(arguments: Any) -> str:

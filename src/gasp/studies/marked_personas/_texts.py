@@ -62,6 +62,26 @@ def check_groups(texts: TextTable, study: MarkedPersonasStudy, allow_new: bool) 
     return notes
 
 
+def groups_present(
+    texts: TextTable, study: MarkedPersonasStudy
+) -> tuple[MarkedPersonasStudy, list[str]]:
+    """The study reduced to the axis values the texts hold (as ``gasp run`` reduces it
+    with ``--study-option race=...``), where the unmarked value is among them."""
+    values: dict[str, list[str]] = {}
+    for axis in study.axes:
+        present = set(texts.frame[axis.name].astype(str))
+        keep = [v.value for v in axis.values if v.value in present]
+        if axis.unmarked in keep and len(keep) < len(axis.values):
+            values[axis.name] = keep
+    if not values:
+        return study, []
+    notes = [
+        f"the study's {name} groups reduced to those in the table: {', '.join(keep)}"
+        for name, keep in values.items()
+    ]
+    return study.restrict(values=values), notes
+
+
 def template_notes(texts: TextTable, study: MarkedPersonasStudy) -> list[str]:
     """How many texts get the template ``custom``, and why."""
     frame = texts.frame
@@ -92,11 +112,9 @@ def analyze_texts_step(
     from gasp.studies.marked_personas._steps import analyze_frame, summary_lines
 
     study = study_of(options)
-    notes = [
-        *texts.notes,
-        *check_groups(texts, study, bool(options.get("allow_new_groups"))),
-        *template_notes(texts, study),
-    ]
+    notes = [*texts.notes, *check_groups(texts, study, bool(options.get("allow_new_groups")))]
+    study, reduced = groups_present(texts, study)
+    notes += [*reduced, *template_notes(texts, study)]
     texts.notes[:] = notes
     analysis = {k: v for k, v in options.items() if k != "allow_new_groups"}
     audit = analyze_frame(texts.frame, study, analysis)
