@@ -4,6 +4,7 @@ A study's analysis writes an :class:`AuditResults` (tables, settings, column lay
 example generations per word); its report section reads it and nothing else.
 """
 
+from gasp.results._columns import RESULTS_SCHEMA, UNITS, describe_columns, results_schema
 from gasp.results._container import (
     EXAMPLES_FILE,
     INDEX_FILE,
@@ -27,10 +28,14 @@ __all__ = [
     "EXAMPLE_GROUPS",
     "INDEX_FILE",
     "RESULTS_FORMAT_VERSION",
+    "RESULTS_SCHEMA",
+    "UNITS",
     "AuditResults",
     "TableLayout",
     "build_example_index",
+    "describe_columns",
     "group_key",
+    "results_schema",
     "sample_genders",
     "sample_id",
     "split_cap",
