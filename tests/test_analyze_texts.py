@@ -174,7 +174,7 @@ def test_a_users_pairs_table_with_its_own_names_and_no_pair_ids(
     assert len(err) == 1 and "no column 'text'" in err[0] and "--column text=" in err[0]
 
 
-def test_occugender_and_more_of_the_same_tables_refused_in_one_line(
+def test_an_occugender_table_is_refused_in_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = _table(tmp_path, {"text": ["She is a nurse."]})
@@ -261,3 +261,23 @@ def test_a_table_without_prompts_says_its_template_is_custom_once(
     assert code == 0, out
     assert out.count("template 'custom'") == 1
     assert "no prompt column" in out
+
+
+def test_more_of_the_same_exported_and_analysed_as_a_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store, table = tmp_path / "run.sqlite", tmp_path / "texts.parquet"
+    args = ["generate", "more-of-the-same", "-m", "mock/personas", "--n", "4"]
+    assert (
+        gasp_exit_code(monkeypatch, *args, "--occupations", "nurse,pilot", "--out", str(store)) == 0
+    )
+    fast = ["--bootstrap", "0", "--permutations", "0"]
+    assert (
+        gasp_exit_code(monkeypatch, "analyze", str(store), *fast, "--out", str(tmp_path / "n")) == 0
+    )
+    assert gasp_exit_code(monkeypatch, "export", str(store), str(table)) == 0
+    args = ["analyze", str(table), "--study", "more-of-the-same", *fast, "--min-samples", "4"]
+    assert gasp_exit_code(monkeypatch, *args, "--out", str(tmp_path / "t")) == 0
+    native, from_table = AuditResults.load(tmp_path / "n"), AuditResults.load(tmp_path / "t")
+    _assert_same_tables(native, from_table)
+    assert from_table.meta["settings"]["input"]["format"] == "parquet"
