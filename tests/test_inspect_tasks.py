@@ -106,3 +106,13 @@ def test_the_tasks_carry_attributes_decoding_and_n_and_scoring_is_refused() -> N
     assert stories.dataset[0].input[0].role == "system"
     with pytest.raises(ConfigError, match="log-probabilities"):
         study_task("occugender")
+
+
+def test_inspect_lists_every_generation_study() -> None:
+    from inspect_ai import list_tasks
+
+    import gasp.interop.inspect_tasks as module
+
+    path = Path(module.__file__ or "")
+    names = {info.name for info in list_tasks(path.name, root_dir=path.parent)}
+    assert names == {"marked-personas", "more-of-the-same", "narratives", "pronoun-pairs"}
