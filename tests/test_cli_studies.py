@@ -101,7 +101,7 @@ def test_a_table_of_generations_needs_its_study_named(
     table.write_text("text\nShe is a nurse.\n", encoding="utf-8")
     assert gasp_exit_code(monkeypatch, "analyze", str(table)) == 2
     assert "--study" in capsys.readouterr().err
-    assert gasp_exit_code(monkeypatch, "analyze", str(table), "--study", "more-of-the-same") == 2
+    assert gasp_exit_code(monkeypatch, "analyze", str(table), "--study", "occugender") == 2
     assert "cannot analyse a table" in capsys.readouterr().err
 
 

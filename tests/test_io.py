@@ -31,7 +31,7 @@ def test_missing_file(tmp_path: Path) -> None:
 
 
 def test_unknown_suffix(tmp_path: Path) -> None:
-    path = tmp_path / "g.xlsx"
+    path = tmp_path / "g.docx"
     path.write_text("x")
     with pytest.raises(DataError, match="cannot tell the format"):
         read_table(path)

@@ -11,6 +11,7 @@ from rich.console import Console
 
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
+from gasp.cli import _texts as tx
 from gasp.cli._app import app
 from gasp.cli._incomplete import generation_note, note_analysis
 from gasp.cli._preflight import check_writable_folder
@@ -23,8 +24,9 @@ def analyze(
     run: Annotated[
         Path,
         typer.Argument(
-            help="The run to analyse: a run folder, a run store (.sqlite), or a table of "
-            "generations you already have (.csv, .parquet, .jsonl, ...; give --study)."
+            help="The run to analyse: a run folder, a run store (.sqlite), or texts you "
+            "already have: a table (.csv, .tsv, .parquet, .jsonl, .xlsx; give --study), an "
+            "Inspect AI log (.eval), an lm-eval samples_*.jsonl or a saved datasets folder."
         ),
     ],
     study: Annotated[
@@ -50,21 +52,26 @@ def analyze(
         int | None, typer.Option(help="Seed of the resampling (default: the run's seed).")
     ] = None,
     examples_per_word: an.ExamplesPerWordOption = None,
+    column: tx.ColumnOption = None,
+    where: tx.WhereOption = None,
+    allow_new_groups: tx.AllowNewGroupsOption = False,
+    fmt: tx.FormatOption = None,
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
-    from gasp.io import TABLE_FORMATS, locate_run
+    from gasp.io import locate_run
     from gasp.store import read_manifest
-    from gasp.studies import get_study_type, study_type_of_manifest
+    from gasp.studies import study_type_of_manifest
 
     if not run.exists():
         raise DataError(f"no run store at {run}")
-    if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
-        if study is None:
-            raise ConfigError(f"{run} is a table of generations: name its study with --study")
-        study_type = get_study_type(study)
+    texts = tx.is_texts(run, fmt)
+    if texts:
+        study_type = tx.study_of_texts(run, study, fmt)
         results = out if out is not None else run.with_name(run.name + ".results")
     else:
+        if column or where or allow_new_groups:
+            raise ConfigError("--column, --where and --allow-new-groups apply to tables only")
         paths = locate_run(run)
         if paths.store is None:
             raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
@@ -89,8 +96,12 @@ def analyze(
     check_writable_folder(
         results, "results folder", f"write them elsewhere with `gasp analyze {run} --out DIR`"
     )
-    if run.is_file() and run.suffix.lower() in TABLE_FORMATS:
-        outcome = study_type.analyze_table(run, results, options)
+    if texts:
+        if allow_new_groups:
+            options["allow_new_groups"] = True
+        outcome = tx.analyze_texts(
+            run, study_type, results, options, fmt=fmt, columns=column or (), where=where or ()
+        )
     else:
         assert paths.store is not None
         note = generation_note(paths.store)

@@ -19,19 +19,51 @@ if TYPE_CHECKING:
     from gasp.studies import StudyType
 
 
-@app.command("studies")
-def studies_command() -> None:
-    """List the studies gasp can run, with a one-line description and their own options."""
-    from gasp.studies import study_types
+def _print_roles(study: StudyType) -> None:
+    """The columns ``gasp analyze TABLE --study NAME`` reads."""
+    console = Console()
+    console.print(f"{study.name}: {study.description}")
+    roles = study.table_roles
+    if not roles:
+        console.print(f"study {study.name!r} analyses its own runs only, not tables of texts")
+        return
+    table = Table(title=f"columns of a table for gasp analyze TABLE --study {study.name}")
+    table.add_column("role")
+    table.add_column("needed")
+    table.add_column("what it holds")
+    for role in roles:
+        table.add_row(role.name, "required" if role.required else "optional", role.help)
+    console.print(table)
+    if study.table_help:
+        console.print(study.table_help)
+    console.print("Map your own column names with --column ROLE=NAME.")
 
+
+@app.command("studies")
+def studies_command(
+    study: Annotated[
+        str | None, typer.Argument(help="A study: list the columns its tables need.")
+    ] = None,
+) -> None:
+    """List the studies gasp can run (package and version, a one-line description, their
+    own options), or the columns one study reads from a table of texts."""
+    from gasp.studies import get_study_type, plugin_warnings, study_origin, study_types
+
+    if study is not None:
+        _print_roles(get_study_type(study))
+        return
     table = Table(title="gasp studies")
     table.add_column("study")
+    table.add_column("package")
     table.add_column("what it measures")
     table.add_column("--study-option")
-    for study in study_types():
-        options = "\n".join(f"{k}: {v}" for k, v in study.study_options.items()) or "-"
-        table.add_row(study.name, study.description, options)
+    for found in study_types():
+        options = "\n".join(f"{k}: {v}" for k, v in found.study_options.items()) or "-"
+        package, version = study_origin(found.name)
+        table.add_row(found.name, f"{package} {version}", found.description, options)
     Console().print(table)
+    for line in plugin_warnings():
+        typer.echo(f"gasp: warning: {line}", err=True)
 
 
 def study_type_of_results(results: Path) -> StudyType:

@@ -1,4 +1,5 @@
-"""Reading tables of generations (CSV, TSV, Parquet, JSON Lines) that users already have."""
+"""Reading tables of generations (CSV, TSV, Parquet, JSON Lines, Excel) that users already
+have."""
 
 from __future__ import annotations
 
@@ -19,7 +20,12 @@ TABLE_FORMATS: dict[str, str] = {
     ".jsonl": "jsonl",
     ".ndjson": "jsonl",
     ".json": "json",
+    ".xlsx": "excel",
+    ".xlsm": "excel",
 }
+
+#: The command that installs Excel support (pandas reads .xlsx through openpyxl).
+EXCEL_INSTALL = "pip install openpyxl"
 
 
 def _format_of(path: Path) -> str:
@@ -33,11 +39,19 @@ def _format_of(path: Path) -> str:
     return fmt
 
 
+def _require_openpyxl(file: Path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("openpyxl") is None:
+        raise DataError(f"reading {file} (Excel) needs openpyxl: {EXCEL_INSTALL}")
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a table of generations from CSV, TSV, Parquet, JSON Lines or a JSON array.
+    """Read a table of generations from CSV, TSV, Parquet, JSON Lines, a JSON array or
+    the first sheet of an Excel workbook (with openpyxl installed).
 
     The format follows the file suffix (``.csv``, ``.tsv``, ``.parquet``, ``.jsonl``,
-    ``.json``; text formats may be compressed, e.g. ``.csv.gz``). Raises
+    ``.json``, ``.xlsx``; text formats may be compressed, e.g. ``.csv.gz``). Raises
     :class:`~gasp.errors.DataError` when the file is missing, unreadable or has no rows.
     """
     file = Path(path)
@@ -46,9 +60,13 @@ def read_table(path: str | Path) -> pd.DataFrame:
     if not file.is_file():
         raise DataError(f"not a file: {file}")
     fmt = _format_of(file)
+    if fmt == "excel":
+        _require_openpyxl(file)
     try:
         if fmt == "csv":
             table = pd.read_csv(file)
+        elif fmt == "excel":
+            table = pd.read_excel(file, engine="openpyxl")
         elif fmt == "tsv":
             table = pd.read_csv(file, sep="\t")
         elif fmt == "parquet":
@@ -102,6 +120,8 @@ def write_table(table: pd.DataFrame, path: str | Path) -> Path:
     """
     file = Path(path)
     fmt = _format_of(file)
+    if fmt == "excel":
+        _require_openpyxl(file)
     if not file.parent.is_dir():
         raise DataError(f"folder not found for the output file: {file.parent}")
     try:
@@ -113,6 +133,8 @@ def write_table(table: pd.DataFrame, path: str | Path) -> Path:
             table.to_parquet(file, index=False)
         elif fmt == "jsonl":
             table.to_json(file, orient="records", lines=True, force_ascii=False)
+        elif fmt == "excel":
+            table.to_excel(file, index=False, engine="openpyxl")
         else:
             table.to_json(file, orient="records", indent=1, force_ascii=False)
     except OSError as exc:

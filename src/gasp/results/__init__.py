@@ -4,6 +4,7 @@ A study's analysis writes an :class:`AuditResults` (tables, settings, column lay
 example generations per word); its report section reads it and nothing else.
 """
 
+from gasp.results._columns import RESULTS_SCHEMA, UNITS, describe_columns, results_schema
 from gasp.results._container import (
     EXAMPLES_FILE,
     INCOMPLETE_KEY,
@@ -51,6 +52,8 @@ __all__ = [
     "INDEX_FILE",
     "LOWER",
     "RESULTS_FORMAT_VERSION",
+    "RESULTS_SCHEMA",
+    "UNITS",
     "AuditResults",
     "ColumnMean",
     "HeadlineMetric",
@@ -59,9 +62,11 @@ __all__ = [
     "Statistic",
     "TableLayout",
     "build_example_index",
+    "describe_columns",
     "group_key",
     "mark_incomplete",
     "mean_of",
+    "results_schema",
     "sample_genders",
     "sample_id",
     "share_reading",

@@ -20,6 +20,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.results._columns import RESULTS_SCHEMA, describe_columns
 
 RESULTS_FORMAT_VERSION = 2
 """Version 2 added ``meta["settings"]``, ``meta["layouts"]`` and ``examples.json``."""
@@ -117,8 +118,13 @@ class AuditResults:
         elif (out / EXAMPLES_FILE).is_file():
             (out / EXAMPLES_FILE).unlink()
         index = {
+            "schema": RESULTS_SCHEMA,
             "format_version": RESULTS_FORMAT_VERSION,
             "tables": sorted(self.tables),
+            "columns": {
+                name: describe_columns(self.tables[name], self.layout(name))
+                for name in sorted(self.tables)
+            },
             "examples": EXAMPLES_FILE if self.examples is not None else None,
             "meta": self.meta,
         }

@@ -19,9 +19,11 @@ from typing import Any
 import yaml
 
 from gasp.errors import ConfigError
+from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
 from gasp.runner import Plannable
 from gasp.studies._options import StudyOption
+from gasp.studies._plugins import StudyPlugin, study_plugins
 
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
@@ -55,6 +57,10 @@ class StudyType(abc.ABC):
     #: (a :class:`StudyOption`: help line, kind, range or choices; a plain string is a
     #: help line whose values are not checked up front).
     study_options: Mapping[str, StudyOption | str] = {}
+    #: The columns ``gasp analyze TABLE`` reads (``text`` first); empty: no tables.
+    table_roles: Sequence[TableRole] = ()
+    #: One line on the analysis of a table (for ``gasp studies NAME``), if any.
+    table_help: str = ""
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Decoding settings this study uses unless the command line gives others
@@ -73,11 +79,18 @@ class StudyType(abc.ABC):
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Analyse the run store into the results folder; return a short summary."""
 
-    def analyze_table(
-        self, table: Path, results: Path, options: Mapping[str, Any]
+    def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:
+        """The columns a table of texts needs under ``options`` (default:
+        :attr:`table_roles`; a study whose columns depend on a study file overrides)."""
+        return self.table_roles
+
+    def analyze_texts(
+        self, texts: TextTable, results: Path, options: Mapping[str, Any]
     ) -> Mapping[str, Any]:
-        """Analyse a table of generations the user already has (no run store) into the
-        results folder; return a short summary (default: not supported)."""
+        """Analyse texts the user already has (a table or another tool's log, read with
+        :attr:`table_roles`; no run store) into the results folder, recording
+        ``texts.record()`` in the results' settings; return a short summary whose
+        ``lines`` include ``texts.notes`` (default: not supported)."""
         raise ConfigError(f"study {self.name!r} cannot analyse a table of generations")
 
     def probe(self, results: Path, options: Mapping[str, Any]) -> str:
@@ -120,6 +133,8 @@ def reject_options(study: str, options: Mapping[str, Any], allowed: set[str]) ->
 
 
 _REGISTRY: dict[str, StudyType] = {}
+#: One line per plugin that failed to load (by plugin name).
+_BROKEN: dict[str, str] = {}
 
 
 def register_study(study_type: StudyType) -> None:
@@ -129,24 +144,84 @@ def register_study(study_type: StudyType) -> None:
     _REGISTRY[study_type.name] = study_type
 
 
+def _plugins() -> dict[str, StudyPlugin]:
+    return {k: v for k, v in study_plugins().items() if k not in BUILTIN_STUDY_MODULES}
+
+
 def study_names() -> tuple[str, ...]:
-    """Names of every known study type, built-in first."""
-    return tuple(dict.fromkeys([*BUILTIN_STUDY_MODULES, *_REGISTRY]))
+    """Names of every known study type: built-in first, then plugins, then registered."""
+    return tuple(dict.fromkeys([*BUILTIN_STUDY_MODULES, *_plugins(), *_REGISTRY]))
+
+
+def study_origin(name: str) -> tuple[str, str]:
+    """The package providing study ``name`` and its version (``gasp`` for built-ins and
+    types registered in-process)."""
+    plugin = _plugins().get(name)
+    if plugin is not None and name not in BUILTIN_STUDY_MODULES:
+        return plugin.package, plugin.version
+    from importlib import metadata
+
+    try:
+        return "gasp", metadata.version("gasp")
+    except metadata.PackageNotFoundError:
+        return "gasp", "?"
+
+
+def _load_plugin(plugin: StudyPlugin) -> None:
+    try:
+        study_type = plugin.load()
+    except Exception as exc:  # a third-party module may raise anything on import
+        reason = " ".join(str(exc).split()) or type(exc).__name__
+        _BROKEN[plugin.name] = (
+            f"study plugin {plugin.name!r} of {plugin.package} {plugin.version} "
+            f"cannot be loaded ({type(exc).__name__}: {reason})"
+        )
+        return
+    _BROKEN.pop(plugin.name, None)
+    register_study(study_type)
 
 
 def get_study_type(name: str) -> StudyType:
-    """The study type called ``name`` (built-in types are imported on first use)."""
+    """The study type called ``name`` (built-in and plugin types are imported on first
+    use; a plugin that fails to load is a :class:`ConfigError`)."""
     if name not in _REGISTRY and name in BUILTIN_STUDY_MODULES:
         module = importlib.import_module(BUILTIN_STUDY_MODULES[name])
         register_study(module.STUDY_TYPE)
+    plugin = _plugins().get(name)
+    if name not in _REGISTRY and plugin is not None:
+        _load_plugin(plugin)
+        if name in _BROKEN:
+            raise ConfigError(_BROKEN[name])
     if name not in _REGISTRY:
         raise ConfigError(f"unknown study {name!r}; known: {', '.join(study_names())}")
     return _REGISTRY[name]
 
 
 def study_types() -> list[StudyType]:
-    """Every known study type."""
-    return [get_study_type(name) for name in study_names()]
+    """Every study type that loads; plugins that fail are left out and named by
+    :func:`plugin_warnings`."""
+    loaded = []
+    for name in study_names():
+        try:
+            loaded.append(get_study_type(name))
+        except ConfigError:
+            if name not in _BROKEN:
+                raise
+    return loaded
+
+
+def forget_plugins() -> None:
+    """Forget the plugins read and loaded so far: the entry points are read again on
+    the next call (after installing or removing a plugin)."""
+    for name in _plugins():
+        _REGISTRY.pop(name, None)
+    _BROKEN.clear()
+    study_plugins.cache_clear()
+
+
+def plugin_warnings() -> list[str]:
+    """One line per study plugin that failed to load so far."""
+    return [_BROKEN[name] for name in sorted(_BROKEN)]
 
 
 def read_study_file(path: str | Path) -> dict[str, Any]:

@@ -24,14 +24,6 @@ DEFAULT_REFUSAL_PATTERNS = ("language model",)
 CUSTOM_TEMPLATE = "custom"
 
 
-def read_table(path: Path, study: MarkedPersonasStudy) -> pd.DataFrame:
-    """A table of generations (any format of :func:`gasp.io.read_generations`) with the
-    columns ``text`` and one per axis of ``study``."""
-    from gasp.io import read_generations
-
-    return read_generations(path, "text", [a.name for a in study.axes])
-
-
 def prepare(frame: pd.DataFrame, study: MarkedPersonasStudy) -> pd.DataFrame:
     """Rows with ``text``, the axis columns (as strings), ``template``, ``text_kind`` and
     ``group``; rows without text dropped. Unknown axis values are kept as they are."""

@@ -21,7 +21,6 @@ from gasp.studies.marked_personas._analysis import (
 )
 from gasp.studies.marked_personas._frame import (
     prepare,
-    read_table,
     refusal_mask,
     refusal_table,
     store_frame,
@@ -210,7 +209,8 @@ def analyze_frame(
     return results
 
 
-def _summary_lines(results: AuditResults, folder: Path) -> list[str]:
+def summary_lines(results: AuditResults, folder: Path) -> list[str]:
+    """The lines printed after an analysis (texts, refusals, SVM accuracy, sentiment)."""
     meta = results.meta
     lines = [f"Marked Personas: {meta['texts']} texts, {meta['refusals']} refusals"]
     refusals = results.tables["refusals"]
@@ -243,13 +243,4 @@ def analyze_step(store: Path, results: Path, options: Mapping[str, Any]) -> dict
     )
     audit = analyze_frame(samples, study, options, manifest)
     folder = audit.save(results)
-    return {"lines": _summary_lines(audit, folder)}
-
-
-def analyze_table_step(table: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Analyse a user's table of generations (columns text, prompt and the axes)."""
-    study = load_study(options.get("study_file") or STUDY_KIND)
-    audit = analyze_frame(read_table(table, study), study, options)
-    audit.meta["source_table"] = str(table)
-    folder = audit.save(results)
-    return {"lines": _summary_lines(audit, folder)}
+    return {"lines": summary_lines(audit, folder)}

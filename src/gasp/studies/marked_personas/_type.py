@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
 from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.marked_personas._model import (
@@ -113,6 +114,15 @@ class MarkedPersonas(StudyType):
         "one-vs-rest SVMs, JSD, stereotype lexicons, sentiment and refusals."
     )
     study_options = STUDY_OPTIONS
+    table_help = (
+        "the prompt tells each text's template and kind (persona or story); without it "
+        "every text is of template 'custom'; labels outside the groups need --allow-new-groups"
+    )
+
+    @property
+    def table_roles(self) -> Sequence[TableRole]:  # type: ignore[override]
+        """The columns of the built-in study's texts."""
+        return self.table_roles_for({})
 
     def decoding_defaults(self) -> dict[str, Any]:
         """The paper's: temperature 1, at most 256 tokens (footnote 1)."""
@@ -140,14 +150,21 @@ class MarkedPersonas(StudyType):
         reject_options(self.name, options, ANALYSIS_OPTIONS)
         return analyze_step(store, results, options)
 
-    def analyze_table(
-        self, table: Path, results: Path, options: Mapping[str, Any]
-    ) -> Mapping[str, Any]:
-        """Every analysis of a table with columns text, prompt, race and gender."""
-        from gasp.studies.marked_personas._steps import analyze_table_step
+    def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:
+        """Text, one column per axis of the study (of ``study_file`` where given), and
+        the optional prompt and template."""
+        from gasp.studies.marked_personas._texts import study_of, table_roles
 
-        reject_options(self.name, options, ANALYSIS_OPTIONS)
-        return analyze_table_step(table, results, options)
+        return table_roles(study_of(options))
+
+    def analyze_texts(
+        self, texts: TextTable, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Every analysis of a user's texts (columns text, race, gender; prompt)."""
+        from gasp.studies.marked_personas._texts import analyze_texts_step
+
+        reject_options(self.name, options, {*ANALYSIS_OPTIONS, "allow_new_groups"})
+        return analyze_texts_step(texts, results, options)
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""

@@ -8,10 +8,12 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.io import TextTable
 from gasp.results import HeadlineMetric
 from gasp.studies import StudyType, reject_options
 from gasp.studies.more_of_the_same._load import load_study, load_subjects_csv
 from gasp.studies.more_of_the_same._model import STUDY_KIND, Study
+from gasp.studies.more_of_the_same._texts import TABLE_ROLES
 
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
 BUILD_OPTIONS = {"occupations", "occupations_file", "n", "templates", "conditions", "cap_factor"}
@@ -93,6 +95,9 @@ class MoreOfTheSame(StudyType):
         "unspecified and named; who is represented and how (Calibrated Marked Words, SRB, probe)."
     )
 
+    table_roles = TABLE_ROLES
+    table_help = "one row per text; occupations of the built-in study get their BLS share"
+
     def build(self, source: str | Path, options: Mapping[str, Any]) -> Study:
         """The study to run (see :func:`build_study`)."""
         return build_study(source, options)
@@ -111,6 +116,14 @@ class MoreOfTheSame(StudyType):
         from gasp.studies.more_of_the_same._steps import analyze_step
 
         return analyze_step(store, results, options)
+
+    def analyze_texts(
+        self, texts: TextTable, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Who is represented and how, in a user's table of texts."""
+        from gasp.studies.more_of_the_same._texts import analyze_texts_step
+
+        return analyze_texts_step(texts, results, options)
 
     def probe(self, results: Path, options: Mapping[str, Any]) -> str:
         """Cluster the significant words of saved results (Figure 5); a one-line summary."""

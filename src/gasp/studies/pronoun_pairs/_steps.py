@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
+from gasp.io import TextTable
 from gasp.results import AuditResults
 from gasp.studies.pronoun_pairs._metrics import IntervalSettings
 from gasp.studies.pronoun_pairs._pairs_analysis import (
@@ -23,6 +24,7 @@ from gasp.studies.pronoun_pairs._pairs_analysis import (
 )
 from gasp.studies.pronoun_pairs._pairs_analysis import summary_lines as pairs_lines
 from gasp.studies.pronoun_pairs._study import PAIRS_KIND
+from gasp.studies.pronoun_pairs._texts import narrative_frame, pairs_frame, record_input, text_meta
 
 
 def _meta(manifest: Mapping[str, Any], store: Path) -> dict[str, Any]:
@@ -40,32 +42,47 @@ def _meta(manifest: Mapping[str, Any], store: Path) -> dict[str, Any]:
     }
 
 
-def analyze_pairs(store: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Analyse a paired-prompt run store into ``results``; the lines to print."""
-    samples, manifest = read_samples(store)
+def _pairs_audit(
+    samples: pd.DataFrame, options: Mapping[str, Any], meta: Mapping[str, Any]
+) -> AuditResults:
     boot = options.get("bootstrap")
     intervals = IntervalSettings(
         n_resamples=int(boot) if boot else 1000, seed=int(options.get("seed") or 0)
     )
-    audit = analyze_pairs_frame(
+    return analyze_pairs_frame(
         samples,
         intervals=intervals,
         examples_cap=int(options.get("examples_per_word") or 50),
-        meta=_meta(manifest, store),
+        meta=meta,
     )
+
+
+def analyze_pairs(store: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Analyse a paired-prompt run store into ``results``; the lines to print."""
+    samples, manifest = read_samples(store)
+    audit = _pairs_audit(samples, options, _meta(manifest, store))
     folder = audit.save(results)
     return {"lines": [*pairs_lines(audit), f"results written to {folder}"]}
 
 
-def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
-    """Analyse a narrative run store into ``results``; the lines to print."""
-    from gasp.names import DEFAULT_GENDER_THRESHOLD, DEFAULT_NAME_MIN_COUNT, read_name_table
-    from gasp.studies.pronoun_pairs._narrative_analysis import (
-        analyze_narrative_frame,
-        summary_lines,
-    )
+def analyze_pairs_texts(
+    texts: TextTable, results: Path, options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Analyse a user's table of paired-prompt answers into ``results``."""
+    frame, notes = pairs_frame(texts)
+    audit = _pairs_audit(frame, options, text_meta(texts))
+    notes = [*texts.notes, *notes]
+    record_input(audit.meta, texts, notes)
+    folder = audit.save(results)
+    return {"lines": [*notes, *pairs_lines(audit), f"results written to {folder}"]}
 
-    samples, manifest = read_samples(store)
+
+def _narratives_audit(
+    samples: pd.DataFrame, options: Mapping[str, Any], meta: Mapping[str, Any]
+) -> AuditResults:
+    from gasp.names import DEFAULT_GENDER_THRESHOLD, DEFAULT_NAME_MIN_COUNT, read_name_table
+    from gasp.studies.pronoun_pairs._narrative_analysis import analyze_narrative_frame
+
     names_file = options.get("names_file")
     table = read_name_table(names_file) if names_file else None
     threshold = options.get("gender_threshold")
@@ -76,7 +93,7 @@ def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -
         raise ConfigError(f"name_min_count must be a number, got {min_count!r}") from None
     if not min_count >= 0:
         raise ConfigError(f"name_min_count must be >= 0, got {min_count:g}")
-    audit = analyze_narrative_frame(
+    return analyze_narrative_frame(
         samples,
         threshold=float(threshold) if threshold is not None else DEFAULT_GENDER_THRESHOLD,
         names_table=table,
@@ -86,10 +103,31 @@ def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -
         examples_cap=int(options.get("examples_per_word") or 50),
         seed=int(options.get("seed") or 0),
         draws=int(options.get("bootstrap") or 1000),
-        meta=_meta(manifest, store),
+        meta=meta,
     )
+
+
+def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Analyse a narrative run store into ``results``; the lines to print."""
+    from gasp.studies.pronoun_pairs._narrative_analysis import summary_lines
+
+    samples, manifest = read_samples(store)
+    audit = _narratives_audit(samples, options, _meta(manifest, store))
     folder = audit.save(results)
     return {"lines": [*summary_lines(audit), f"results written to {folder}"]}
+
+
+def analyze_narrative_texts(
+    texts: TextTable, results: Path, options: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Analyse a user's table of stories into ``results``."""
+    from gasp.studies.pronoun_pairs._narrative_analysis import summary_lines
+
+    audit = _narratives_audit(narrative_frame(texts), options, text_meta(texts))
+    notes = list(texts.notes)
+    record_input(audit.meta, texts, notes)
+    folder = audit.save(results)
+    return {"lines": [*notes, *summary_lines(audit), f"results written to {folder}"]}
 
 
 def render_report(results: Path, out: Path, options: Mapping[str, Any]) -> Path:

@@ -8,6 +8,7 @@ from types import MappingProxyType
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.io import TextTable
 from gasp.results import HeadlineMetric
 from gasp.studies import StudyOption, StudyType, reject_options
 from gasp.studies.pronoun_pairs._professions import (
@@ -24,6 +25,7 @@ from gasp.studies.pronoun_pairs._study import (
     PairsStudy,
 )
 from gasp.studies.pronoun_pairs._templates import NARRATIVE_TEMPLATES, PAIR_TEMPLATES
+from gasp.studies.pronoun_pairs._texts import NARRATIVE_ROLES, PAIRS_ROLES
 
 #: Profession pairs drawn by default (the paper's main experiment drew 1,000 per model).
 DEFAULT_PAIRS = 1000
@@ -76,6 +78,8 @@ class PronounPairs(StudyType):
     )
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
     ANALYSIS = frozenset({"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"})
+    table_roles = PAIRS_ROLES
+    table_help = "one row per answer; repeats of one prompt are told apart by sample_index"
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Temperature 0.2 and at most 120 tokens (the authors' code)."""
@@ -115,6 +119,15 @@ class PronounPairs(StudyType):
         from gasp.studies.pronoun_pairs._headline import PAIRS_METRICS
 
         return PAIRS_METRICS
+
+    def analyze_texts(
+        self, texts: TextTable, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Table 3, the professions and the examples of a user's table of answers."""
+        from gasp.studies.pronoun_pairs._steps import analyze_pairs_texts
+
+        reject_options(self.name, options, set(self.ANALYSIS))
+        return analyze_pairs_texts(texts, results, options)
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""
@@ -171,6 +184,8 @@ class Narratives(StudyType):
             "bootstrap",
         }
     )
+    table_roles = NARRATIVE_ROLES
+    table_help = "one row per story; the protagonist's name is read from the story"
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Temperature 0.6 (the authors' code)."""
@@ -217,6 +232,15 @@ class Narratives(StudyType):
         from gasp.studies.pronoun_pairs._headline import NARRATIVE_METRICS
 
         return NARRATIVE_METRICS
+
+    def analyze_texts(
+        self, texts: TextTable, results: Path, options: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """Names, genders, Table 4 and the most frequent names of a user's stories."""
+        from gasp.studies.pronoun_pairs._steps import analyze_narrative_texts
+
+        reject_options(self.name, options, set(self.ANALYSIS))
+        return analyze_narrative_texts(texts, results, options)
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""
