@@ -62,6 +62,9 @@ SCHEMES: tuple[str, ...] = (BOOTSTRAP, SUBSAMPLE, CLUSTER)
 DEFAULT_FRACTION = 0.5
 #: The range of a share or rate of texts, for :func:`mean_interval`'s ``bounds``.
 SHARE_BOUNDS = (0.0, 1.0)
+#: Below this share of draws with a defined statistic no interval is given (see
+#: :func:`interval_or_reason`).
+MIN_DEFINED_SHARE = 0.5
 _BLOCK = 1 << 22
 
 
@@ -211,6 +214,36 @@ def interval_from_draws(
     s = subsample_scale(float(scheme.fraction or DEFAULT_FRACTION))
     center = float(values.mean())
     return estimate - s * (q_high - center), estimate - s * (q_low - center)
+
+
+def interval_or_reason(
+    estimate: float, draws: np.ndarray, scheme: IntervalScheme
+) -> tuple[float, float, str]:
+    """The interval of ``estimate`` from ``draws`` (NaN where a draw is undefined), or NaN
+    bounds and the reason no interval can cover.
+
+    A statistic of a word set is undefined where the set is empty. When the estimate is
+    undefined, or fewer than :data:`MIN_DEFINED_SHARE` of the draws are defined, the
+    defined draws are a selection (the samples in which some word passed) and their
+    spread says nothing about the estimate's: the interval is withheld and the reason
+    returned. The reason is empty when the interval is given.
+    """
+    values = np.asarray(draws, dtype=np.float64).ravel()
+    defined = int(np.isfinite(values).sum())
+    nan = float("nan")
+    if values.size == 0:
+        return nan, nan, ""
+    if not np.isfinite(estimate):
+        return nan, nan, "the statistic itself is undefined"
+    if defined < MIN_DEFINED_SHARE * values.size:
+        return (
+            nan,
+            nan,
+            f"defined in only {defined} of {values.size} draws (an empty word set in the "
+            "others), so no interval can cover it",
+        )
+    low, high = interval_from_draws(estimate, values, scheme)
+    return low, high, ""
 
 
 def bootstrap_mean(values: Any, scheme: IntervalScheme, rng: np.random.Generator) -> np.ndarray:

@@ -49,7 +49,10 @@ Tables (names from :mod:`gasp.results`):
     generations of that gender), ci_low, ci_high (interval from subsamples, NaN
     without them), boot_mean (mean of the subsample scores), n_bootstrap (subsamples
     whose score was defined), interval_scheme, interval_draws, interval_seed (how the
-    interval was obtained), reason (empty when the score is defined, else why not).
+    interval was obtained), interval_note (why a score has no interval although
+    subsamples were drawn: the score is undefined, or defined in fewer than half of the
+    subsamples, whose marked set was empty in the others; empty otherwise), reason
+    (empty when the score is defined, else why not).
     The SRB score is not a smooth statistic: a with-replacement resample repeats
     generations, which lets more words pass the threshold, and larger word sets have
     smaller Chamfer distances, so such resamples lean toward 0. Subsamples repeat no
@@ -91,7 +94,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats import IntervalScheme, mean_interval, welch_t_test
+from gasp.stats import IntervalScheme, interval_or_reason, mean_interval, welch_t_test
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._multiplicity import (
     CHANCE_COLUMNS,
@@ -126,6 +129,7 @@ _SRB_COLUMNS = [
     "interval_scheme",
     "interval_draws",
     "interval_seed",
+    "interval_note",
     "reason",
     "score_names_removed",
     "ch_specified_F_names_removed",
@@ -289,7 +293,7 @@ def analyze_descriptions(
             free = analysis.free_scores[g]
             removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
-            lo, hi = scheme.interval(float(sc.score), b)
+            lo, hi, note = interval_or_reason(float(sc.score), boot[g], scheme)
             srb_rows.append(
                 {
                     "subject": unit.subject,
@@ -307,6 +311,7 @@ def analyze_descriptions(
                     "boot_mean": float(b.mean()) if b.size else float("nan"),
                     "n_bootstrap": int(b.size),
                     **scheme.columns(),
+                    "interval_note": note,
                     "reason": sc.reason or "",
                     "score_names_removed": float(free.score),
                     "ch_specified_F_names_removed": float(free.ch_sa),

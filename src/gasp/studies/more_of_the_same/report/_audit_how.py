@@ -95,6 +95,28 @@ def _paired_items(writer: ReportWriter, results: AuditResults, sec: Section) -> 
         )
 
 
+def no_interval_sentence(srb: pd.DataFrame | None) -> str:
+    """In words, the defined SRB scores the analysis gave no interval (saved
+    ``interval_note``), instead of a bar; empty when every defined score has one."""
+    if srb is None or "interval_note" not in srb.columns:
+        return ""
+    notes = srb["interval_note"].fillna("").astype(str)
+    rows = srb[(notes != "") & pd.to_numeric(srb["score"], errors="coerce").notna()]
+    if rows.empty:
+        return ""
+    items = [
+        f"{r['subject']} ({'associated women' if r['gender'] == 'F' else 'associated men'}"
+        + ("" if str(r.get("template", "all")) == "all" else f", {r['template']}")
+        + f"): {r['interval_note']}"
+        for _, r in rows.iterrows()
+    ]
+    return (
+        f"{len(items)} score(s) in Figure 3 have no bar, because no interval can be trusted "
+        "to cover them: " + "; ".join(items) + ". Read these scores as single draws of an "
+        "unstable statistic."
+    )
+
+
 def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
     settings = results.settings
     srb = results.get(SRB_SCORES)
@@ -114,6 +136,9 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
         "it mean that unprompted generations reproduce the gendered descriptions of prompted "
         "ones.",
     )
+    missing = no_interval_sentence(srb)
+    if missing:
+        sec.add_paragraph(missing, cls="note")
     if srb is not None:
         writer.table(
             sec,

@@ -272,10 +272,15 @@ def srb_figure(srb: pd.DataFrame | None) -> Figure | None:
         if _has(part, "ci_low", "ci_high"):
             lo = np.clip(score - part["ci_low"].to_numpy(dtype=float), 0, None)
             hi = np.clip(part["ci_high"].to_numpy(dtype=float) - score, 0, None)
-            xerr = np.nan_to_num(np.vstack([lo, hi]))
+            bar = np.isfinite(lo) & np.isfinite(hi)
+            xerr = np.vstack([lo, hi])[:, bar]
         else:
-            xerr = None
-        ax.errorbar(score, yy, xerr=xerr, fmt="o", color=colour, ms=4, capsize=2, label=label)
+            bar, xerr = np.ones(score.size, dtype=bool), None
+        ax.errorbar(
+            score[bar], yy[bar], xerr=xerr, fmt="o", color=colour, ms=4, capsize=2, label=label
+        )
+        # scores without an interval: a hollow dot and no bar (the text says why)
+        ax.plot(score[~bar], yy[~bar], "o", mfc="none", color=colour, ms=4)
     ax.axvline(0, color=BLS, lw=0.8)
     ax.set_yticks(list(pos.values()), list(pos.keys()))
     ax.set_xlabel("SRB score (negative: closer to named women; positive: closer to named men)")
