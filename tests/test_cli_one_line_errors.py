@@ -172,6 +172,22 @@ CASES: list[tuple[str, str, str]] = [
     ('generate into a folder',
      'generate narratives -m mock/echo --out {run}',
      'is a directory'),
+    # analysis options: refused before generation spends anything
+    ('bootstrap -5',
+     'run narratives -m mock/echo --bootstrap -5 --out {run}',
+     '--bootstrap must not be negative, got -5'),
+    ('fdr-scope',
+     'run -m mock/personas --fdr-scope bogus --out {run}',
+     '--fdr-scope must be one of comparison, study'),
+    ('fdr 3',
+     'run marked-personas -m mock/personas --fdr 3 --out {run}',
+     '--fdr must lie in (0, 1), got 3.0'),
+    ('min-share 7',
+     'run -m mock/personas --min-share 7 --out {run}',
+     '--min-share must lie in [0, 0.5)'),
+    ('permutations on analyze',
+     'analyze {run} --permutations -1',
+     '--permutations must not be negative'),
     # analysis and report inputs
     ('analyze nothing',
      'analyze {tmp}/nothing',
@@ -282,10 +298,11 @@ def test_analyze_into_a_closed_pipe_ends_quietly(finished_run: Path, tmp_path: P
 #: first (the interpreter's own files may not be readable by nobody), then the process
 #: gives up root.
 _AS_NOBODY = """
-import os, pwd, sys
+import importlib, os, pkgutil, pwd, sys
 import gasp.cli, gasp.report, gasp.runner, gasp.store, gasp.studies
-import gasp.studies.pronoun_pairs._steps, gasp.studies.pronoun_pairs.narratives
-import pandas, matplotlib.pyplot
+for found in pkgutil.walk_packages(gasp.studies.__path__, "gasp.studies."):
+    importlib.import_module(found.name)
+import matplotlib.pyplot
 user = pwd.getpwnam("nobody")
 os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
 sys.argv = ["gasp", *sys.argv[1:]]
@@ -305,6 +322,36 @@ def test_a_read_only_run_is_one_line_where_it_must_be_written_and_reads_elsewher
 ) -> None:
     """As a user who may not write the run folder: run, analyze and report into it are
     one line each; analyze and report into a writable --out work."""
+    check_read_only_run(finished_run, "narratives", "mock/echo", request)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("study", "model"),
+    [
+        ("more-of-the-same", "mock/personas"),
+        ("marked-personas", "mock/personas"),
+        ("occugender", "mock/scoring"),
+        ("pronoun-pairs", "mock/echo"),
+    ],
+)
+def test_a_read_only_run_of_every_other_study(
+    study: str,
+    model: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> None:
+    out = tmp_path / "run"
+    args = ["run", study, "-m", model, "--quick", "--skip", "probe", "--quiet", "--out", str(out)]
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    check_read_only_run(out, study, model, request)
+
+
+def check_read_only_run(
+    finished: Path, study: str, model: str, request: pytest.FixtureRequest
+) -> None:
+    """Copy the run ``finished`` read-only and check every command on it as nobody."""
     if os.geteuid() != 0:
         pytest.skip("needs root to act as the user nobody (a read-only run for root is not)")
     try:
@@ -318,7 +365,7 @@ def test_a_read_only_run_is_one_line_where_it_must_be_written_and_reads_elsewher
     request.addfinalizer(lambda: shutil.rmtree(root, ignore_errors=True))
     root.chmod(0o755)
     run = root / "run"
-    shutil.copytree(finished_run, run)
+    shutil.copytree(finished, run)
     for path in [run, *run.rglob("*")]:
         path.chmod(0o555 if path.is_dir() else 0o444)
     writable = root / "w"
@@ -326,7 +373,7 @@ def test_a_read_only_run_is_one_line_where_it_must_be_written_and_reads_elsewher
     writable.chmod(0o777)
     before = hashes(run)
     refused = {
-        "run": (["run", "narratives", "-m", "mock/echo", "--quick", "--out", str(run)],
+        "run": (["run", study, "-m", model, "--quick", "--out", str(run)],
                 "is read-only, so this run cannot go on"),
         "analyze": (["analyze", str(run)], "cannot write the results folder"),
         "report": (["report", str(run)], "cannot write the report folder"),
