@@ -43,15 +43,19 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield fake
 
 
-def _inspect_log(server: FakeOpenAIServer, study: str, folder: Path, **args: object) -> Path:
-    import os
-
+def _inspect_log(
+    server: FakeOpenAIServer,
+    study: str,
+    folder: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    **args: object,
+) -> Path:
     from inspect_ai import eval as inspect_eval
 
     import gasp.interop.inspect_tasks  # noqa: F401  (what the entry point loads)
 
-    os.environ["FAKE_API_KEY"] = "unused"
-    os.environ["FAKE_BASE_URL"] = server.base_url
+    monkeypatch.setenv("FAKE_API_KEY", "unused")
+    monkeypatch.setenv("FAKE_BASE_URL", server.base_url)
     (log,) = inspect_eval(
         f"gasp/{study}",
         model="openai-api/fake/fake-model",
@@ -74,7 +78,7 @@ def test_inspect_eval_then_gasp_analyze_equals_gasp_run(
     run = tmp_path / "run"
     args = ["run", study, "-m", "openai-compatible/fake-model", "--base-url", server.base_url]
     assert gasp_exit_code(monkeypatch, *args, "--quick", "--out", str(run)) == 0
-    log = _inspect_log(server, study, tmp_path / "logs", quick=True)
+    log = _inspect_log(server, study, tmp_path / "logs", monkeypatch, quick=True)
     out = tmp_path / "from-inspect"
     assert gasp_exit_code(monkeypatch, "analyze", str(log), "--out", str(out)) == 0, (
         capsys.readouterr()
