@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gasp.backends._admission import model_turn
 from gasp.backends._base import (
     Capability,
     GenerationRequest,
@@ -84,7 +85,7 @@ class VLLMBackend(ThreadedBatchBackend):
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         import vllm
 
-        with self._lock:
+        with model_turn(self._lock):
             llm = self._engine()
             conversations = [
                 [{"role": m.role, "content": m.content} for m in r.messages] for r in requests
@@ -119,7 +120,7 @@ class VLLMBackend(ThreadedBatchBackend):
         """Score exactly from prompt log-probabilities, one prompt per candidate."""
         import vllm
 
-        with self._lock:
+        with model_turn(self._lock):
             llm = self._engine()
             tokenizer = llm.get_tokenizer()
             encs = [encode_request(tokenizer, r) for r in requests]
