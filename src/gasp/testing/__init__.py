@@ -8,16 +8,28 @@ from gasp.testing._coverage import (
     occupation_statistics,
     srb_from_masks,
 )
+from gasp.testing._fake_prompt import (
+    PROMPT_LOGPROBS,
+    fake_logprob,
+    fake_token_id,
+    fake_tokens,
+    render_chat,
+)
 from gasp.testing._fake_server import DEFAULT_TOP_LOGPROBS, FAULT_KINDS, FakeOpenAIServer
 
 __all__ = [
     "DEFAULT_TOP_LOGPROBS",
     "FAULT_KINDS",
     "GROUPS",
+    "PROMPT_LOGPROBS",
     "STATISTICS",
     "FakeOpenAIServer",
     "PlantedWorld",
     "expected_statistics",
+    "fake_logprob",
+    "fake_token_id",
+    "fake_tokens",
     "occupation_statistics",
+    "render_chat",
     "srb_from_masks",
 ]
