@@ -77,8 +77,8 @@ class VLLMBackend(ThreadedBatchBackend):
                 raise BackendError(f"the vllm backend needs vLLM: {VLLM_INSTALL}") from None
             try:
                 self._llm = vllm.LLM(model=self.model, **self._engine_args)
-            except (OSError, ValueError) as exc:
-                first = " ".join(str(exc).split())[:200]
+            except Exception as exc:  # any failure to start stops the run in one line
+                first = " ".join(str(exc).split())[:200] or type(exc).__name__
                 raise BackendError(f"cannot start vLLM for {self.model!r}: {first}") from None
         return self._llm
 
