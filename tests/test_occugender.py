@@ -239,7 +239,8 @@ def test_fake_openai_server_is_approximate_and_multi_token_is_not_scorable(
         full = build_study("occugender", options)
         with pytest.raises(ConfigError, match="Non-binary"):
             generate(full, "openai-compatible/fake-model", tmp_path / "refused.sqlite", opts)
-        assert server.requests == 0  # refused before any request
+        # refused after the one probe request that found no prompt log-probabilities
+        assert server.requests == 1 and "prompt_logprobs" in server.bodies[0]
         study = build_study("occugender", {**options, "expressions": "single-token"})
         store = tmp_path / "run.sqlite"
         assert generate(study, "openai-compatible/fake-model", store, opts).complete

@@ -87,8 +87,18 @@ def test_multi_token_candidates_are_refused_on_openai_backends_before_any_reques
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "s.sqlite"
-    # nothing listens on port 9: the refusal must come before any connection is tried
+    # nothing listens on port 9: with the approximate method chosen, the refusal must
+    # come before any connection is tried
     with pytest.raises(ConfigError, match="Non-binary"):
+        generate(
+            _plan(chat=True),
+            "openai-compatible/some-model",
+            path,
+            _opts(base_url="http://127.0.0.1:9/v1", backend_options={"scoring": "top-logprobs"}),
+        )
+    assert not path.exists()
+    # left to find out (scoring=auto), the probe finds no server: one line, no store
+    with pytest.raises(BackendError, match="cannot reach"):
         generate(
             _plan(chat=True),
             "openai-compatible/some-model",

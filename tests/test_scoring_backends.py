@@ -33,6 +33,8 @@ httpx = importlib.import_module("httpx2" if importlib.util.find_spec("httpx2") e
 
 QUICK = RetryPolicy(max_attempts=8, base_delay_s=0.001, max_delay_s=0.01, timeout_s=2.0)
 CHAT = (ChatMessage("user", "Imagine a nurse. What is the nurse's gender? One word."),)
+# the first-token path without the probe request of scoring=auto
+TOP = {"scoring": "top-logprobs"}
 
 
 def _run(model: ResilientModel | ModelBackend, request: ScoreRequest) -> ScoreResponse:
@@ -112,12 +114,14 @@ def test_a_score_request_needs_candidates() -> None:
 
 def test_top_logprobs_come_back_approximate_with_the_servers_values() -> None:
     with FakeOpenAIServer() as server:
-        backend = resolve_backend("openai-compatible/fake-model", base_url=server.base_url)
+        backend = resolve_backend(
+            "openai-compatible/fake-model", base_url=server.base_url, options=TOP
+        )
         assert Capability.SCORE in backend.capabilities
         request = ScoreRequest("k", CHAT, (" He", "She", "Zebra", " Female"))
         response = _run(backend, request)
         raw = _run(
-            resolve_backend("openai-compatible/fake-model", base_url=server.base_url),
+            resolve_backend("openai-compatible/fake-model", base_url=server.base_url, options=TOP),
             ScoreRequest("r", "Q: the nurse?\nA:", (" Male", "They")),
         )
         bodies = list(server.bodies)
@@ -162,7 +166,9 @@ def test_top_logprobs_option_limits_what_is_seen() -> None:
 )
 def test_multi_token_candidates_are_refused_before_any_request(candidate: str, why: str) -> None:
     with FakeOpenAIServer() as server:
-        backend = resolve_backend("openai-compatible/fake-model", base_url=server.base_url)
+        backend = resolve_backend(
+            "openai-compatible/fake-model", base_url=server.base_url, options=TOP
+        )
         request = ScoreRequest("k", CHAT, (" He", candidate))
         with pytest.raises(ConfigError) as caught:
             backend.check_score_request(request)
@@ -185,7 +191,9 @@ def test_raw_text_is_refused_on_openai(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_scoring_faults_are_retried_like_generation() -> None:
     faults = ["rate_limit", "server_error", "unavailable", "malformed", "connection"]
     with FakeOpenAIServer(fault_rate=0.4, faults=faults, seed=2) as server:
-        backend = resolve_backend("openai-compatible/fake-model", base_url=server.base_url)
+        backend = resolve_backend(
+            "openai-compatible/fake-model", base_url=server.base_url, options=TOP
+        )
         model = ResilientModel(backend, retry=QUICK, max_concurrency=4)
 
         async def go() -> list[ScoreResponse]:

@@ -368,3 +368,25 @@ def test_every_table_and_column_is_documented(store: RunStore) -> None:
             assert f"`{column[1]}`" in doc, (table, column[1])
     conn.close()
     assert f"schema version {SCHEMA_VERSION}" in doc
+
+
+def test_a_store_written_before_the_queue_columns_gets_them_when_opened(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite"
+    with RunStore.open(path, create=True) as s:
+        s.write_manifest({"study": STUDY, "model": {"spec": "mock/x"}, "seed": 0})
+        s.write_items([*ITEMS, SCORE_ITEM])
+        s.write_samples([_record(0)])
+    conn = sqlite3.connect(path)
+    for table in ("samples", "scores"):
+        conn.execute(f"ALTER TABLE {table} DROP COLUMN queue_s")
+    conn.close()
+    with RunStore.open(path) as s:
+        assert s.meta("schema_version") == "2"
+        s.write_samples([_record(1, queue_s=1.5)])
+        s.write_scores([_score("she", -1.0, queue_s=0.25)])
+        assert len(s.samples()) == 2 and "queue_s" not in s.samples().columns
+    conn = sqlite3.connect(path)
+    waits = conn.execute("SELECT queue_s FROM samples ORDER BY sample_index").fetchall()
+    assert waits == [(None,), (1.5,)]
+    assert conn.execute("SELECT queue_s FROM scores").fetchall() == [(0.25,)]
+    conn.close()

@@ -72,6 +72,7 @@ CREATE TABLE samples (
         latency_s         REAL,
         attempts          INTEGER NOT NULL DEFAULT 1,
         created_at        TEXT    NOT NULL,
+        queue_s           REAL,
         UNIQUE (item_id, sample_index)
     );
 
@@ -94,6 +95,7 @@ CREATE TABLE scores (
         latency_s     REAL,
         attempts      INTEGER NOT NULL DEFAULT 1,
         created_at    TEXT    NOT NULL,
+        queue_s       REAL,
         CHECK (status = 'ok' OR logprob IS NULL),
         UNIQUE (item_id, sample_index, candidate)
     );

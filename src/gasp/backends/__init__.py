@@ -49,7 +49,13 @@ from gasp.backends._prices import (
     price_per_mtok,
 )
 from gasp.backends._resilient import RequestSource, ResilientModel
-from gasp.backends._resolve import PROVIDERS, parse_model_spec, resolve_backend, split_spec
+from gasp.backends._resolve import (
+    PROVIDERS,
+    export_hf,
+    parse_model_spec,
+    resolve_backend,
+    split_spec,
+)
 from gasp.backends._retry import RetryPolicy
 from gasp.backends._urls import redact_url, refuse_credentials
 
@@ -93,6 +99,7 @@ __all__ = [
     "classify_error",
     "classify_status",
     "cost_usd",
+    "export_hf",
     "make_mock_backend",
     "multi_token_reason",
     "parse_model_options",

@@ -100,6 +100,7 @@ class GenerationResponse:
     error: str | None = None
     attempts: int = 1
     fault_kinds: tuple[str, ...] = ()
+    queue_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -153,6 +154,7 @@ class ScoreResponse:
     latency_s: float | None = None
     attempts: int = 1
     fault_kinds: tuple[str, ...] = ()
+    queue_s: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -210,6 +212,10 @@ class ModelBackend(abc.ABC):
     #: The engine and precision that generate, where a backend offers several (recorded
     #: in the manifest; a run resumes only on the engine that began it).
     generation_engine: str | None = None
+    #: Whether the backend reports when a call reaches its model (it takes the model's
+    #: lock with :func:`~gasp.backends._admission.model_turn`): the wrapper's timeout and
+    #: latency then start there, not while the call waits for the lock.
+    reports_model_turn: bool = False
 
     def preferred_batch_size(self) -> int:
         """Requests per :meth:`generate_batch` call; a local backend may choose it on its device."""
@@ -292,10 +298,13 @@ def generate_by_decoding(
 class ThreadedBatchBackend(ModelBackend):
     """A local backend whose blocking batch call runs in a worker thread.
 
-    Subclasses implement :meth:`_generate_sync`; one request is a batch of one.
+    Subclasses implement :meth:`_generate_sync`; one request is a batch of one. They
+    run one batch at a time on their model, holding its lock with
+    :func:`~gasp.backends._admission.model_turn`.
     """
 
     supports_batching = True
+    reports_model_turn = True
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
         """Generate one response (a batch of one)."""

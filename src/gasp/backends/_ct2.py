@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp._quiet import quiet_model_loading
+from gasp.backends._admission import model_turn
 from gasp.backends._base import (
     GenerationRequest,
     GenerationResponse,
@@ -207,7 +208,7 @@ class Ct2Generator:
     def generate(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """One response per request, in order: one call per decoding setting."""
         converted = self.load()
-        with converted.lock:
+        with model_turn(converted.lock):
             return generate_by_decoding(
                 requests, lambda group: self._generate_group(converted, group)
             )

@@ -150,8 +150,25 @@ class FleetBackend(ModelBackend):
         return await self._route(lambda backend: backend.generate(request))
 
     def check_score_request(self, request: ScoreRequest) -> None:
-        """Refuse what the endpoints' backend cannot score (they all serve one model)."""
-        self._endpoints[0].backend.check_score_request(request)
+        """Refuse what the endpoints' backend cannot score (they all serve one model); the
+        first endpoint's scoring method (exact or approximate) holds for all of them."""
+        first = self._endpoints[0].backend
+        first.check_score_request(request)
+        method = getattr(first, "scoring_method", None)
+        for endpoint in self._endpoints[1:]:
+            if method is not None and getattr(endpoint.backend, "scoring_method", 0) is None:
+                endpoint.backend.scoring_method = method  # type: ignore[attr-defined]
+                endpoint.backend.scoring_note = "as the fleet's first endpoint"  # type: ignore[attr-defined]
+
+    @property
+    def scoring_method(self) -> str | None:
+        """The first endpoint's scoring method (see :meth:`check_score_request`)."""
+        return getattr(self._endpoints[0].backend, "scoring_method", None)
+
+    @property
+    def scoring_note(self) -> str:
+        """Why the first endpoint scores as it does."""
+        return str(getattr(self._endpoints[0].backend, "scoring_note", ""))
 
     async def score(self, request: ScoreRequest) -> ScoreResponse:
         """Score on the least busy serving endpoint; its faults raise for the wrapper."""

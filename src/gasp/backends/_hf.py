@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp._quiet import quiet_model_loading
+from gasp.backends._admission import model_turn
 from gasp.backends._base import (
     Capability,
     GenerationRequest,
@@ -313,7 +314,7 @@ class HFBackend(ThreadedBatchBackend):
         def generate_group(group: list[GenerationRequest]) -> list[GenerationResponse]:
             return self.memory.run(group, lambda part: self._generate_group(loaded, part))
 
-        with loaded.lock:
+        with model_turn(loaded.lock):
             return generate_by_decoding(requests, generate_group)
 
     def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
@@ -331,7 +332,7 @@ class HFBackend(ThreadedBatchBackend):
                 strategy=self.scoring,
             )
 
-        with loaded.lock:
+        with model_turn(loaded.lock):
             return self.memory.run(requests, score)
 
     def _generate_group(

@@ -16,8 +16,9 @@ A candidate's log-probability is the chain rule: the sum over its tokens of the
 log-softmax of the logits at the position before each token, in float32 under
 ``torch.inference_mode()``. Two exact ways to compute it:
 
-* ``cache`` (default): one forward pass over each context, then its key/value
-  cache is repeated over the candidates and the candidates' tokens run as one
+* ``cache`` (default): one forward pass over each context into a ``DynamicCache``
+  (passed as ``cache``, or ``past_key_values`` before transformers 5 renamed it),
+  then the cache is repeated over the candidates and the candidates' tokens run as one
   right-padded batch (single-token candidates need no second pass at all);
 * ``joint``: one right-padded forward pass over every context + candidate row.
 
@@ -31,12 +32,14 @@ transfer to the host.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
+from transformers import DynamicCache
 
 from gasp.backends._base import CandidateScore, ChatMessage, ScoreRequest, ScoreResponse
 from gasp.backends._faults import RequestRejectedError
@@ -119,6 +122,16 @@ def _parts(model: Any) -> tuple[Any, Any]:
     return model.get_decoder(), model.get_output_embeddings()
 
 
+def cache_keyword(decoder: Any) -> str:
+    """The name under which ``decoder.forward`` takes a key/value cache object.
+
+    transformers 5 renamed ``past_key_values`` to ``cache`` (the old name warns, and
+    goes away in 5.40); older versions know only ``past_key_values``.
+    """
+    parameters = inspect.signature(decoder.forward).parameters
+    return "cache" if "cache" in parameters else "past_key_values"
+
+
 def _log_probs(head: Any, hidden: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     logits = head(hidden).float()
     return torch.log_softmax(logits, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
@@ -167,8 +180,10 @@ class _Picks:
 def score_with_cache(model: Any, enc: EncodedRequest, device: str, pad_id: int) -> list[float]:
     """Chain-rule log-probabilities of one context's candidates, reusing its KV cache."""
     decoder, head = _parts(model)
+    keyword = cache_keyword(decoder)
+    cache = DynamicCache()
     context = torch.tensor([enc.context_ids], dtype=torch.long, device=device)
-    out = decoder(input_ids=context, use_cache=True)
+    out = decoder(input_ids=context, use_cache=True, **{keyword: cache})
     first = torch.log_softmax(head(out.last_hidden_state[0, -1]).float(), dim=-1)
     firsts = [ids[0] if ids else 0 for ids in enc.candidate_ids]
     picked = first[torch.tensor(firsts, dtype=torch.long, device=device)].tolist()
@@ -176,13 +191,12 @@ def score_with_cache(model: Any, enc: EncodedRequest, device: str, pad_id: int) 
     longer = [i for i, ids in enumerate(enc.candidate_ids) if len(ids) > 1]
     if not longer:
         return totals
-    cache = out.past_key_values
     cache.batch_repeat_interleave(len(longer))
     inputs = _padded([enc.candidate_ids[i][:-1] for i in longer], pad_id, device)
     start = len(enc.context_ids)
     positions = torch.arange(start, start + inputs.shape[1], device=device).expand_as(inputs)
     hidden = decoder(
-        input_ids=inputs, position_ids=positions, past_key_values=cache, use_cache=True
+        input_ids=inputs, position_ids=positions, use_cache=True, **{keyword: cache}
     ).last_hidden_state
     picks = _Picks.empty()
     for row, i in enumerate(longer):

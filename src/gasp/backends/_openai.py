@@ -7,6 +7,8 @@ client; it is never logged, stored or put into an error message.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -34,8 +36,16 @@ from gasp.backends._openai_scoring import (
     match_candidates,
 )
 from gasp.backends._options import Options
+from gasp.backends._prompt_logprobs import (
+    SCORING_METHODS,
+    exact_response,
+    probe_prompt_logprobs,
+    score_bodies,
+)
 from gasp.backends._urls import redact_url
 from gasp.errors import BackendError, ConfigError
+
+logger = logging.getLogger("gasp.backends")
 
 # Servers that need no key still get a bearer header; this placeholder is not a secret.
 _NO_KEY = "no-key"
@@ -60,18 +70,23 @@ class OpenAIBackend(ModelBackend):
     Options: ``connect_timeout_s`` (default 10), ``max_tokens_param``
     (``max_tokens`` or ``max_completion_tokens`` for models that need it),
     ``top_logprobs`` (top log-probabilities asked for when scoring, 1 to 20,
-    default 20) and ``max_candidate_chars`` (default 10).
+    default 20), ``max_candidate_chars`` (default 10) and, on ``openai-compatible``,
+    ``scoring`` (``auto``, ``prompt-logprobs`` or ``top-logprobs``).
 
     With ``fatal_unreachable`` (the default) a server that refuses the first
     connection is a :class:`BackendError` that stops the run; a backend serving as
     one endpoint of a fleet passes ``False`` so that the refusal is a transient
     ``connection`` fault the fleet routes around.
 
-    Scoring is approximate: one token is generated (temperature 0) and each
-    candidate is looked up among its top log-probabilities (see
-    :mod:`gasp.backends._openai_scoring`). Chat contexts use the chat
-    completions endpoint; raw-text contexts use the completions endpoint, on
-    ``openai-compatible`` servers only (OpenAI's chat models have none).
+    Scoring is exact where an ``openai-compatible`` server returns prompt
+    log-probabilities (vLLM's ``prompt_logprobs``: the chain rule over each
+    candidate's tokens, :mod:`gasp.backends._prompt_logprobs`); ``scoring=auto``
+    finds out with one probe request before the first score, recorded in the run
+    manifest (:attr:`scoring_method`). Otherwise it is approximate: one token is
+    generated (temperature 0) and each candidate is looked up among its top
+    log-probabilities (see :mod:`gasp.backends._openai_scoring`). Chat contexts use
+    the chat completions endpoint; raw-text contexts use the completions endpoint,
+    on ``openai-compatible`` servers only (OpenAI's chat models have none).
     """
 
     capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
@@ -95,7 +110,19 @@ class OpenAIBackend(ModelBackend):
         if self.top_logprobs > MAX_TOP_LOGPROBS:
             raise ConfigError(f"top_logprobs must be at most {MAX_TOP_LOGPROBS}")
         self.max_candidate_chars = opts.get_int("max_candidate_chars", 10, minimum=1)
+        scoring = opts.get_str("scoring", "auto" if provider == "openai-compatible" else "")
         opts.reject_unknown()
+        if provider != "openai-compatible" and scoring not in ("", "top-logprobs"):
+            raise ConfigError(f"{provider}/{model} scores from top log-probabilities only")
+        if scoring and scoring not in SCORING_METHODS:
+            raise ConfigError(
+                f"unknown scoring {scoring!r}; choose one of: {', '.join(SCORING_METHODS)}"
+            )
+        #: How scores are computed: ``prompt-logprobs`` (exact) or ``top-logprobs``
+        #: (approximate); None until ``scoring=auto`` has probed the server.
+        self.scoring_method: str | None = None if scoring == "auto" else scoring or "top-logprobs"
+        #: Why :attr:`scoring_method` was chosen (the option, or what the probe found).
+        self.scoring_note = "" if scoring == "auto" else "scoring option"
         self.provider = provider
         self.model = model
         self.model_id = f"{provider}/{model}"
@@ -132,23 +159,61 @@ class OpenAIBackend(ModelBackend):
             body["seed"] = seed
         return body
 
+    def resolve_scoring(self) -> str:
+        """The scoring method; with ``scoring=auto`` one probe request decides it first."""
+        if self.scoring_method is None:
+            if self.base_url is None:
+                supported, note = False, "no server URL to probe"
+            else:
+                supported, note = probe_prompt_logprobs(self.base_url, self.model, self._api_key)
+            self.scoring_method = "prompt-logprobs" if supported else "top-logprobs"
+            self.scoring_note = f"probe: {note}"
+            if not supported:
+                logger.warning(
+                    "%s: scores are approximate (first-token top log-probabilities): %s",
+                    self.model_id,
+                    note,
+                )
+        return self.scoring_method
+
+    @property
+    def exact_scoring(self) -> bool:
+        """True once scoring is known to use the server's prompt log-probabilities."""
+        return self.scoring_method == "prompt-logprobs"
+
     def check_score_request(self, request: ScoreRequest) -> None:
-        """Refuse raw text on ``openai/`` and candidates likely to be several tokens."""
+        """Refuse raw text on ``openai/`` and, where scoring is approximate, candidates
+        likely to be several tokens."""
         if isinstance(request.context, str) and self.provider == "openai":
             raise ConfigError(
                 f"{self.model_id} cannot score a raw-text context (the chat API always applies"
                 " the chat template); give chat messages instead"
             )
+        if self.resolve_scoring() == "prompt-logprobs":
+            return
         check_candidates(request.candidates, self.model_id, self.model, self.max_candidate_chars)
 
     async def score(self, request: ScoreRequest) -> ScoreResponse:
-        """Score the candidates from the first token's top log-probabilities (approximate)."""
+        """Score the candidates: exactly from prompt log-probabilities where the server
+        returns them, else from the first token's top log-probabilities (approximate)."""
+        if self.scoring_method is None:
+            await asyncio.to_thread(self.resolve_scoring)
         self.check_score_request(request)
+        if self.exact_scoring:
+            return await self._score_exact(request)
         path, body = self.score_body(request)
         started = time.perf_counter()
         cast_to = Completion if path == "/completions" else ChatCompletion
         completion = await self._post(path, body, cast_to)
         return self.score_response(request, completion, time.perf_counter() - started)
+
+    async def _score_exact(self, request: ScoreRequest) -> ScoreResponse:
+        started = time.perf_counter()
+        answers = await asyncio.gather(
+            *(self._post(path, body, object) for path, body in score_bodies(self.model, request))
+        )
+        model_id = f"{self.provider}/{self.model}"
+        return exact_response(request, answers, model_id, time.perf_counter() - started)
 
     def score_body(self, request: ScoreRequest) -> tuple[str, dict[str, Any]]:
         """The endpoint path and body that score ``request`` (one token, top log-probabilities)."""

@@ -6,12 +6,12 @@ import asyncio
 import collections
 import dataclasses
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Protocol, cast
 
 import numpy as np
 
+from gasp.backends._admission import CallClock
 from gasp.backends._base import (
     AnyRequest,
     AnyResponse,
@@ -230,9 +230,11 @@ class ResilientModel:
         faults: list[str] = []
         for attempt in range(1, self.retry.max_attempts + 1):
             await self._wait_cooldown()
-            started = time.perf_counter()
+            clock = CallClock(
+                None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
+            )
             try:
-                responses = await self._call(batch)
+                responses = await self._call(batch, clock)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -253,27 +255,27 @@ class ResilientModel:
                     return [self._error_response(r, decision, attempt, faults) for r in batch]
                 await self._back_off(attempt, decision)
                 continue
-            elapsed = time.perf_counter() - started
             return [
                 dataclasses.replace(
                     r,
                     attempts=attempt,
                     fault_kinds=(*faults, *r.fault_kinds),
-                    latency_s=r.latency_s if r.latency_s is not None else elapsed,
+                    latency_s=r.latency_s if r.latency_s is not None else clock.compute_s,
+                    queue_s=clock.queue_s,
                 )
                 for r in responses
             ]
         raise AssertionError("unreachable: the loop returns on its last attempt")
 
-    async def _call(self, batch: list[AnyRequest]) -> list[AnyResponse]:
-        timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
+    async def _call(self, batch: list[AnyRequest], clock: CallClock) -> list[AnyResponse]:
+        """One attempt; its timeout runs from when the batch reaches the model (``clock``)."""
         single = len(batch) == 1 and not self.backend.supports_batching
         responses: Sequence[AnyResponse]
         async with self._bound():
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             try:
-                async with asyncio.timeout(timeout):
+                async with clock.running(self.backend.reports_model_turn):
                     if isinstance(batch[0], ScoreRequest):
                         scores = cast(list[ScoreRequest], batch)
                         if single:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from gasp.backends._base import ModelBackend
@@ -147,3 +148,12 @@ def resolve_backend(
     from gasp.backends._mock import make_mock_backend
 
     return make_mock_backend(model, options)
+
+
+def export_hf(target: Path) -> Path:
+    """Write the embedded model into ``target`` as a Hugging Face folder (float32 weights,
+    config with ``architectures``, tokenizer and chat template); returns ``target``."""
+    _require("embedded")
+    from gasp.backends._export_hf import export_hf as write
+
+    return write(target)

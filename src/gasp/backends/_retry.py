@@ -17,7 +17,8 @@ class RetryPolicy:
     at most ``jitter`` (``0`` keeps it exact, ``1`` is "full jitter"). A rate-limit
     answer waits at least the server's ``Retry-After`` (capped at ``max_delay_s``).
     ``timeout_s`` bounds one call to the backend (one request, or one batch per
-    request in it for batching backends); ``None`` disables it.
+    request in it for batching backends), counted from when the call reaches the
+    model (not while it waits for the model's lock); ``None`` disables it.
     """
 
     max_attempts: int = 5

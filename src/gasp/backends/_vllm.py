@@ -15,6 +15,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from gasp.backends._admission import model_turn
 from gasp.backends._base import (
     Capability,
     GenerationRequest,
@@ -76,15 +77,15 @@ class VLLMBackend(ThreadedBatchBackend):
                 raise BackendError(f"the vllm backend needs vLLM: {VLLM_INSTALL}") from None
             try:
                 self._llm = vllm.LLM(model=self.model, **self._engine_args)
-            except (OSError, ValueError) as exc:
-                first = " ".join(str(exc).split())[:200]
+            except Exception as exc:  # any failure to start stops the run in one line
+                first = " ".join(str(exc).split())[:200] or type(exc).__name__
                 raise BackendError(f"cannot start vLLM for {self.model!r}: {first}") from None
         return self._llm
 
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         import vllm
 
-        with self._lock:
+        with model_turn(self._lock):
             llm = self._engine()
             conversations = [
                 [{"role": m.role, "content": m.content} for m in r.messages] for r in requests
@@ -119,7 +120,7 @@ class VLLMBackend(ThreadedBatchBackend):
         """Score exactly from prompt log-probabilities, one prompt per candidate."""
         import vllm
 
-        with self._lock:
+        with model_turn(self._lock):
             llm = self._engine()
             tokenizer = llm.get_tokenizer()
             encs = [encode_request(tokenizer, r) for r in requests]

@@ -267,6 +267,7 @@ class ItemLoop:
                 latency_s=response.latency_s,
                 attempts=response.attempts,
                 created_at=utc_now(),
+                queue_s=response.queue_s,
             )
         )
 
@@ -281,6 +282,7 @@ class ItemLoop:
             "latency_s": response.latency_s,
             "attempts": response.attempts,
             "created_at": now,
+            "queue_s": response.queue_s,
         }
         if not response.ok:
             for candidate in state.item.candidates:

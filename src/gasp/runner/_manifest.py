@@ -13,7 +13,7 @@ from typing import Any
 
 from gasp.backends import DecodingConfig, ModelBackend, redact_url, split_spec
 from gasp.errors import ConfigError
-from gasp.runner._items import StudyPlan
+from gasp.runner._items import RequestKind, StudyPlan
 from gasp.store import utc_now
 
 #: Packages whose versions the manifest records (where installed).
@@ -129,6 +129,13 @@ def build_manifest(
         model["base_urls"] = [redact_url(url) for url in urls]
     if backend.generation_engine is not None:
         model["engine"] = backend.generation_engine
+    scoring = getattr(backend, "scoring_method", None)
+    if scoring is not None and RequestKind.SCORE in plan.kinds:
+        model["scoring"] = {
+            "method": scoring,
+            "approximate": scoring == "top-logprobs",
+            "why": getattr(backend, "scoring_note", ""),
+        }
     return {
         "study": plain_spec(plan),
         "study_kind": plan.kind,

@@ -31,7 +31,7 @@ from typing import Any
 
 from gasp.errors import DataError
 from gasp.store._records import ItemRecord, dumps, utc_now
-from gasp.store._schema import DDL, SCHEMA_VERSION
+from gasp.store._schema import ADDED_COLUMNS, DDL, SCHEMA_VERSION
 
 #: The study every version 1 store holds.
 V1_STUDY_KIND = "more-of-the-same"
@@ -133,6 +133,15 @@ def migrate_v1(conn: sqlite3.Connection, path: Path) -> None:
             "the file is unchanged"
         ) from exc
     conn.execute("COMMIT")
+
+
+def add_missing_columns(conn: sqlite3.Connection) -> None:
+    """Add the nullable columns of :data:`ADDED_COLUMNS` a version 2 store lacks."""
+    for table, column, declaration in ADDED_COLUMNS:
+        present = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if column not in present:
+            with contextlib.suppress(sqlite3.OperationalError):  # added by another process
+                conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
 
 def _backup(conn: sqlite3.Connection, path: Path) -> None:

@@ -130,6 +130,7 @@ class SampleRecord:
     latency_s: float | None = None
     attempts: int = 1
     created_at: str = ""
+    queue_s: float | None = None
 
     def as_row(self, now: str = "") -> tuple[Any, ...]:
         """Values in the order of :data:`SAMPLE_COLUMNS`; ``now`` (or the current time) when
@@ -149,6 +150,7 @@ class SampleRecord:
             self.latency_s,
             self.attempts,
             self.created_at or now,
+            self.queue_s,
         )
 
 
@@ -178,6 +180,7 @@ class ScoreRecord:
     latency_s: float | None = None
     attempts: int = 1
     created_at: str = ""
+    queue_s: float | None = None
 
     @property
     def n_tokens(self) -> int | None:
@@ -210,6 +213,7 @@ class ScoreRecord:
             self.latency_s,
             self.attempts,
             self.created_at or now,
+            self.queue_s,
         )
 
 

@@ -34,6 +34,13 @@ One SQLite file (WAL mode) holds one run of one study:
     killed run resumes polling instead of submitting again. Added to version 2
     without a version bump: older code ignores the table, and a version 2 store
     written before it gets the table on its first batch run (:data:`BATCHES_DDL`).
+
+``latency_s`` of a sample or score is the compute time of the call that answered it,
+from when the call reached the model; ``queue_s`` the time it waited before (for the
+concurrency bound, the model's loading or its lock; NULL where not measured). The
+``queue_s`` columns were also added to version 2 without a version bump: older code
+names its columns and ignores them, and a version 2 store written before gets them
+when it is opened (:data:`ADDED_COLUMNS`).
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ SAMPLE_COLUMNS: tuple[str, ...] = (
     "latency_s",
     "attempts",
     "created_at",
+    "queue_s",
 )
 
 SCORE_COLUMNS: tuple[str, ...] = (
@@ -83,6 +91,7 @@ SCORE_COLUMNS: tuple[str, ...] = (
     "latency_s",
     "attempts",
     "created_at",
+    "queue_s",
 )
 
 BATCH_COLUMNS: tuple[str, ...] = (
@@ -122,6 +131,13 @@ BATCHES_DDL = """
         updated_at     TEXT    NOT NULL
     )
     """
+
+#: Nullable columns added to version 2 tables after its first release, as
+#: ``(table, column, declaration)``; a store that lacks one gets it when opened.
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("samples", "queue_s", "REAL"),
+    ("scores", "queue_s", "REAL"),
+)
 
 ITEM_STATE_COLUMNS: tuple[str, ...] = (
     "item_id",
@@ -186,6 +202,7 @@ DDL: tuple[str, ...] = (
         latency_s         REAL,
         attempts          INTEGER NOT NULL DEFAULT 1,
         created_at        TEXT    NOT NULL,
+        queue_s           REAL,
         UNIQUE (item_id, sample_index)
     )
     """,
@@ -208,6 +225,7 @@ DDL: tuple[str, ...] = (
         latency_s     REAL,
         attempts      INTEGER NOT NULL DEFAULT 1,
         created_at    TEXT    NOT NULL,
+        queue_s       REAL,
         CHECK (status = 'ok' OR logprob IS NULL),
         UNIQUE (item_id, sample_index, candidate)
     )

@@ -134,6 +134,7 @@ class RunStore:
             version = _migrate.schema_version(self._conn, self.path)
             if version < SCHEMA_VERSION:
                 _migrate.migrate_v1(self._conn, self.path)
+            _migrate.add_missing_columns(self._conn)
             return
         if tables:
             raise DataError(f"{self.path} is an SQLite file but not a gasp run store")

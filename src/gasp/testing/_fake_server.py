@@ -41,6 +41,7 @@ from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
 from gasp.testing._fake_batch import FakeBatchAPI, error_reply
+from gasp.testing._fake_prompt import prompt_logprob_entries, render_chat
 
 FAULT_KINDS = (
     "rate_limit",
@@ -104,6 +105,9 @@ class FakeOpenAIServer:
         logprobs: the token log-probabilities reported when asked for them.
         serve_logprobs: ``False`` ignores requests for log-probabilities, like a
             server that does not support them.
+        prompt_logprobs: answer vLLM's ``prompt_logprobs`` parameter with the
+            log-probabilities of the prompt's tokens from a scripted table
+            (:mod:`gasp.testing._fake_prompt`); ``False`` ignores it.
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
     """
 
@@ -121,6 +125,7 @@ class FakeOpenAIServer:
         text: TextFn = _default_text,
         logprobs: Mapping[str, float] = DEFAULT_TOP_LOGPROBS,
         serve_logprobs: bool = True,
+        prompt_logprobs: bool = False,
         port: int = 0,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
@@ -143,6 +148,7 @@ class FakeOpenAIServer:
         self._text = text
         self.logprobs = dict(sorted(logprobs.items(), key=lambda kv: -kv[1]))
         self.serve_logprobs = serve_logprobs
+        self.prompt_logprobs = prompt_logprobs
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
@@ -339,7 +345,28 @@ class FakeOpenAIServer:
             answer["object"] = "text_completion"
         elif top is not None:
             answer["choices"][0]["logprobs"] = self._chat_logprobs(text, top)
+        if self.prompt_logprobs and body.get("prompt_logprobs") is not None:
+            self._add_prompt_logprobs(answer, body, legacy)
         return web.json_response(answer)
+
+    @staticmethod
+    def _add_prompt_logprobs(answer: dict[str, Any], body: Mapping[str, Any], legacy: bool) -> None:
+        """vLLM's ``prompt_logprobs``: in the choice (completions) or the answer (chat)."""
+        if legacy:
+            text = str(body["prompt"])
+        else:
+            text = render_chat(
+                body["messages"],
+                add_generation_prompt=bool(body.get("add_generation_prompt", True)),
+                continue_final=bool(body.get("continue_final_message", False)),
+            )
+        entries = prompt_logprob_entries(text)
+        answer["usage"]["prompt_tokens"] = len(entries)
+        answer["usage"]["total_tokens"] = len(entries) + answer["usage"]["completion_tokens"]
+        if legacy:
+            answer["choices"][0]["prompt_logprobs"] = entries
+        else:
+            answer["prompt_logprobs"] = entries
 
     def _reply_text(
         self, prompt: str, body: Mapping[str, Any], legacy: bool
