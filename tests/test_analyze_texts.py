@@ -231,7 +231,7 @@ def test_marked_personas_file_with_a_second_model_and_a_stray_label(
     notes = AuditResults.load(out).meta["settings"]["input"]["notes"]
     assert "column 'ethnicity' read as race" in notes
 
-    stray = mine.head(180).copy()
+    stray = mine.groupby(["ethnicity", "gender"]).head(12).reset_index(drop=True)
     stray.loc[3, "ethnicity"] = "a Latino"
     path = tmp_path / "stray.jsonl"
     stray.to_json(path, orient="records", lines=True)

@@ -66,12 +66,13 @@ def groups_present(
     texts: TextTable, study: MarkedPersonasStudy
 ) -> tuple[MarkedPersonasStudy, list[str]]:
     """The study reduced to the axis values the texts hold (as ``gasp run`` reduces it
-    with ``--study-option race=...``), where the unmarked value is among them."""
+    with ``--study-option race=...``), where the unmarked value and another are among
+    them."""
     values: dict[str, list[str]] = {}
     for axis in study.axes:
         present = set(texts.frame[axis.name].astype(str))
         keep = [v.value for v in axis.values if v.value in present]
-        if axis.unmarked in keep and len(keep) < len(axis.values):
+        if axis.unmarked in keep and 1 < len(keep) < len(axis.values):
             values[axis.name] = keep
     if not values:
         return study, []
