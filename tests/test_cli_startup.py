@@ -74,3 +74,14 @@ def test_run_quiet_prints_nothing_but_errors(
     assert code == 0
     assert captured.err == "" and captured.out == ""
     assert (out / "run.sqlite").is_file()
+
+
+def test_the_format_help_names_every_readable_format() -> None:
+    """The --format help is written without importing the readers; it must still name
+    every format they read."""
+    from gasp.cli._texts import FormatOption
+    from gasp.io import SOURCE_FORMATS
+
+    help_text = FormatOption.__metadata__[0].help
+    for name in SOURCE_FORMATS:
+        assert name in help_text

@@ -5,22 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from gasp.errors import ConfigError
-from gasp.io import (
-    INSPECT,
-    SOURCE_FORMATS,
-    STORE_FILE,
-    column_mapping,
-    format_of_source,
-    inspect_task,
-    parse_assignments,
-    read_texts,
-)
-from gasp.studies import StudyType, get_study_type, study_names
+
+if TYPE_CHECKING:
+    from gasp.studies import StudyType
 
 ColumnOption = Annotated[
     list[str] | None,
@@ -49,7 +41,8 @@ FormatOption = Annotated[
     str | None,
     typer.Option(
         "--format",
-        help=f"Format of the texts when the name does not tell it ({', '.join(SOURCE_FORMATS)}).",
+        help="Format of the texts when the name does not tell it (csv, excel, json, jsonl, "
+        "parquet, tsv, inspect, lm-eval, hf-dataset).",
     ),
 ]
 
@@ -58,6 +51,8 @@ _STORE_SUFFIXES = {".sqlite", ".sqlite3", ".db"}
 
 def is_texts(path: Path, fmt: str | None) -> bool:
     """Whether ``path`` holds a user's texts rather than a gasp run."""
+    from gasp.io import STORE_FILE
+
     if fmt is not None:
         return True
     if path.is_file():
@@ -70,6 +65,9 @@ def is_texts(path: Path, fmt: str | None) -> bool:
 
 def study_of_texts(path: Path, study: str | None, fmt: str | None) -> StudyType:
     """The study named, or the one of an Inspect log's task (``gasp/<study>``)."""
+    from gasp.io import INSPECT, format_of_source, inspect_task
+    from gasp.studies import get_study_type, study_names
+
     found = fmt or format_of_source(path)
     if study is None and found == INSPECT:
         task = inspect_task(path).split("/")[-1].replace("_", "-")
@@ -94,6 +92,8 @@ def analyze_texts(
     where: Sequence[str],
 ) -> Mapping[str, Any]:
     """Read the texts with the study's roles and analyse them into ``results``."""
+    from gasp.io import column_mapping, parse_assignments, read_texts
+
     roles = study_type.table_roles_for(options)
     if not roles:
         raise ConfigError(f"study {study_type.name!r} cannot analyse a table of generations")
