@@ -185,6 +185,12 @@ CASES: list[tuple[str, str, str]] = [
     ('min-share 7',
      'run -m mock/personas --min-share 7 --out {run}',
      '--min-share must lie in [0, 0.5)'),
+    ('unknown embeddings',
+     'run -m mock/personas --embeddings nope --out {run}',
+     "unknown embeddings 'nope'"),
+    ('unknown probe embeddings',
+     'run -m mock/personas --probe-embeddings nope.kv --out {run}',
+     'word-vector file not found: nope.kv'),
     ('permutations on analyze',
      'analyze {run} --permutations -1',
      '--permutations must not be negative'),
@@ -300,7 +306,8 @@ def test_analyze_into_a_closed_pipe_ends_quietly(finished_run: Path, tmp_path: P
 _AS_NOBODY = """
 import importlib, os, pkgutil, pwd, sys
 import gasp.cli, gasp.report, gasp.runner, gasp.store, gasp.studies
-for found in pkgutil.walk_packages(gasp.studies.__path__, "gasp.studies."):
+package = importlib.import_module(os.environ["GASP_TEST_STUDY_PACKAGE"])
+for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
     importlib.import_module(found.name)
 import matplotlib.pyplot
 user = pwd.getpwnam("nobody")
@@ -310,10 +317,15 @@ gasp.cli.main()
 """
 
 
-def _as_nobody(*args: str) -> subprocess.CompletedProcess[str]:
+def _as_nobody(study: str, *args: str) -> subprocess.CompletedProcess[str]:
+    from gasp.studies import BUILTIN_STUDY_MODULES
+
+    module = BUILTIN_STUDY_MODULES[study]
+    package = module if study != "narratives" else module.rsplit(".", 1)[0]
+    env = {**_env(), "GASP_TEST_STUDY_PACKAGE": package}
     return subprocess.run(
         [sys.executable, "-c", _AS_NOBODY, *args],
-        capture_output=True, text=True, env=_env(), timeout=300,
+        capture_output=True, text=True, env=env, timeout=300,
     )  # fmt: skip
 
 
@@ -379,13 +391,13 @@ def check_read_only_run(
         "report": (["report", str(run)], "cannot write the report folder"),
     }  # fmt: skip
     for args, message in refused.values():
-        done = _as_nobody(*args)
+        done = _as_nobody(study, *args)
         lines = done.stderr.splitlines()
         assert done.returncode == 2, done.stderr[-800:]
         assert len(lines) == 1 and lines[0].startswith("gasp: error: ") and message in lines[0]
-    done = _as_nobody("analyze", str(run), "--out", str(writable / "results"))
+    done = _as_nobody(study, "analyze", str(run), "--out", str(writable / "results"))
     assert done.returncode == 0, done.stderr[-800:]
-    done = _as_nobody("report", str(run), "--out", str(writable / "report"))
+    done = _as_nobody(study, "report", str(run), "--out", str(writable / "report"))
     assert done.returncode == 0, done.stderr[-800:]
     assert (writable / "report" / "report.html").is_file()
     assert hashes(run) == before

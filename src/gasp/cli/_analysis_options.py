@@ -103,6 +103,10 @@ def analysis_options(
     """The analysis options by name, as the study types read them (None or False: not
     given on the command line). A value no study accepts (a negative count, an FDR
     level outside (0, 1), an unknown FDR family) is refused here, before a run starts."""
+    if embeddings is not None:
+        from gasp.embeddings import check_embeddings
+
+        check_embeddings(embeddings)
     _check_ranges(
         min_samples=min_samples,
         min_share=min_share,

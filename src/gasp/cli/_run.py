@@ -103,6 +103,7 @@ def run_command(
     ] = False,
 ) -> None:
     """Generate, analyze, probe and report a study in one run folder; print the report path."""
+    from gasp.embeddings import check_embeddings
     from gasp.io import run_folder_paths
     from gasp.runner import check_batch_model
 
@@ -149,6 +150,7 @@ def run_command(
         seed=seed,
         examples_per_word=examples_per_word,
     )
+    check_embeddings(probe_embeddings)
     probe = own | {"embeddings": probe_embeddings, "seed": seed}
     clustering: dict[str, Any] = {
         key: value for key, value in (("k_rule", k_rule), ("n_init", n_init)) if value

@@ -38,15 +38,22 @@ def load_embeddings(spec: str = DEFAULT_EMBEDDINGS) -> WordEmbeddings:
     Raises :class:`~gasp.errors.ConfigError` for an unknown specification or a
     missing file.
     """
-    key = spec.strip()
-    if not key:
-        key = DEFAULT_EMBEDDINGS
+    key = check_embeddings(spec)
     alias = _ALIASES.get(key.lower())
     if alias is not None:
         return _builtin(alias)
+    return _from_file(str(Path(key).expanduser().resolve()))
+
+
+def check_embeddings(spec: str) -> str:
+    """The specification ``spec`` names (a built-in name or an existing file), loading
+    nothing; :class:`~gasp.errors.ConfigError` for an unknown one or a missing file."""
+    key = spec.strip() or DEFAULT_EMBEDDINGS
+    if key.lower() in _ALIASES:
+        return key
     path = Path(key).expanduser()
     if path.is_file():
-        return _from_file(str(path.resolve()))
+        return key
     if path.suffix.lower() in _PATH_SUFFIXES or "/" in key or "\\" in key:
         raise ConfigError(f"word-vector file not found: {key}")
     raise ConfigError(
