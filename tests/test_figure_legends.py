@@ -210,7 +210,7 @@ FIGURES: dict[str, Callable[[], Figure | None]] = {
     "marked personas: lexicon rates": lambda: personas.figure_lexicon_rates(
         pd.DataFrame(
             {
-                "counting": "authors",
+                "counting": "tokens",
                 "lexicon": ["Black", "Black", "White", "White"],
                 "group": ["Black", "White", "Black", "White"],
                 "mean_pct": [2.0, 1.9, 2.0, 1.95],
