@@ -9,7 +9,9 @@ tolerance is 1e-3).
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +21,7 @@ import pytest
 
 from _cli import gasp_exit_code
 from _kill import rows_now
-from _vllm_server import SERVED_NAME, SKIP_REASON, VLLMServer, vllm_python
+from _vllm_server import ROOT, SERVED_NAME, SKIP_REASON, VLLMServer, vllm_python
 from gasp.backends import export_hf
 
 pytestmark = [pytest.mark.vllm, pytest.mark.slow]
@@ -130,3 +132,20 @@ def test_a_fleet_of_two_servers_loses_nothing_when_one_stops_mid_run(
     assert len(keys) == len(set(keys))  # nothing doubled
     assert all(stop != "error" for *_, stop in rows)  # nothing lost
     assert {item for item, _ in keys} and len({item for item, _ in keys}) == items
+
+
+def test_the_vllm_offline_backend_runs_in_that_environment(
+    python: Path, model_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "offline"
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(
+        [str(python), "-m", "gasp", "run", "pronoun-pairs", "--quick", "-m",
+         f"vllm/{model_dir}", "--model-option", "dtype=float32", "--out", str(out)],
+        capture_output=True, text=True, env=env, timeout=1800, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    conn = sqlite3.connect(next(out.glob("*.sqlite")))
+    counts = conn.execute("SELECT COUNT(*), SUM(stop_reason = 'error') FROM samples").fetchone()
+    conn.close()
+    assert counts[0] > 0 and counts[1] == 0
