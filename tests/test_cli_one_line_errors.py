@@ -310,6 +310,7 @@ package = importlib.import_module(os.environ["GASP_TEST_STUDY_PACKAGE"])
 for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
     importlib.import_module(found.name)
 import matplotlib.pyplot
+import multiprocessing.pool, multiprocessing.util, multiprocessing.synchronize, multiprocessing.queues, concurrent.futures.process, joblib
 user = pwd.getpwnam("nobody")
 os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
 sys.argv = ["gasp", *sys.argv[1:]]
