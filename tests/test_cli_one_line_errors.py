@@ -310,7 +310,8 @@ package = importlib.import_module(os.environ["GASP_TEST_STUDY_PACKAGE"])
 for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
     importlib.import_module(found.name)
 import matplotlib.pyplot
-import multiprocessing.pool, multiprocessing.util, multiprocessing.synchronize, multiprocessing.queues, concurrent.futures.process, joblib
+import multiprocessing.pool, multiprocessing.queues, multiprocessing.synchronize
+import multiprocessing.util, concurrent.futures.process, joblib
 user = pwd.getpwnam("nobody")
 os.setgroups([]); os.setgid(user.pw_gid); os.setuid(user.pw_uid)
 sys.argv = ["gasp", *sys.argv[1:]]
