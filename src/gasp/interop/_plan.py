@@ -7,13 +7,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gasp.backends import DecodingConfig
 from gasp.errors import ConfigError
 from gasp.runner import FixedN, Item, RequestKind, as_plan
 from gasp.studies import get_study_type
 
-#: Decoding settings of ``gasp run`` before a study's own defaults.
-GENERATION_DEFAULTS: Mapping[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": 256}
 _DECODING = ("temperature", "top_p", "max_tokens")
+#: Decoding settings of ``gasp run`` before a study's own defaults (those of
+#: :class:`gasp.backends.DecodingConfig`).
+GENERATION_DEFAULTS: Mapping[str, Any] = {
+    name: getattr(DecodingConfig(), name) for name in _DECODING
+}
 
 
 @dataclass(frozen=True)
