@@ -5,6 +5,7 @@ table gives the run's own tables."""
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from pathlib import Path
 
@@ -77,15 +78,47 @@ def test_several_models_refused_without_where_and_a_missing_role_named(tmp_path:
         read_texts(path, ROLES, where={"colour": ["red"]})
 
 
-def test_excel_without_openpyxl_is_one_line_with_its_install_command(tmp_path: Path) -> None:
-    import importlib.util
+def _pairs_rows() -> pd.DataFrame:
+    rows = []
+    for template, late in (("late", "was late"), ("cake", "baked a cake")):
+        for pronoun in ("he", "she", "they"):
+            for a, b in (("doctor", "nurse"), ("pilot", "baker")):
+                answer = f"The {(a, b, 'x')[zlib.crc32(f'{template}{pronoun}{a}'.encode()) % 3]}"
+                rows.append((a, b, pronoun, template, f"{answer} {late}."))
+    return pd.DataFrame(rows, columns=["a", "b", "p", "template", "answer"])
 
-    if importlib.util.find_spec("openpyxl") is not None:
-        pytest.skip("openpyxl is installed")
+
+def test_excel_is_analysed_like_the_csv_of_the_same_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("openpyxl")
+    rows = _pairs_rows()
+    rows.to_csv(tmp_path / "t.csv", index=False)
+    rows.to_excel(tmp_path / "t.xlsx", index=False)
+    args = ["--study", "pronoun-pairs", "--column", "text=answer", "--column", "pronoun=p"]
+    args += ["--column", "profession_a=a", "--column", "profession_b=b", "--seed", "2"]
+    for name in ("t.csv", "t.xlsx"):
+        out = ["--out", str(tmp_path / f"{name}.out")]
+        assert gasp_exit_code(monkeypatch, "analyze", str(tmp_path / name), *args, *out) == 0
+    capsys.readouterr()
+    csv, excel = (AuditResults.load(tmp_path / f"t.{x}.out") for x in ("csv", "xlsx"))
+    _assert_same_tables(csv, excel)
+    assert excel.meta["settings"]["input"]["format"] == "excel"
+    assert excel.meta["settings"]["input"]["rows"] == len(rows) == 12
+    assert excel["pairs_table3"].set_index("template").loc["Overall", "triples"] == 4
+
+
+def test_excel_without_openpyxl_is_one_line_with_its_install_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     book = tmp_path / "t.xlsx"
     book.write_bytes(b"PK")
-    with pytest.raises(DataError, match="pip install openpyxl"):
-        read_texts(book, ROLES)
+    monkeypatch.setitem(sys.modules, "openpyxl", None)  # import openpyxl raises ImportError
+    with pytest.raises(ImportError):
+        import openpyxl  # noqa: F401
+    assert gasp_exit_code(monkeypatch, "analyze", str(book), "--study", "narratives") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"gasp: error: reading {book} (Excel) needs openpyxl: pip install 'gasp[excel]'"]
 
 
 # -- the paired pronoun test and the narratives: an exported run as a table ------------

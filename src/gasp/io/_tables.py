@@ -25,7 +25,7 @@ TABLE_FORMATS: dict[str, str] = {
 }
 
 #: The command that installs Excel support (pandas reads .xlsx through openpyxl).
-EXCEL_INSTALL = "pip install openpyxl"
+EXCEL_INSTALL = "pip install 'gasp[excel]'"
 
 
 def _format_of(path: Path) -> str:
