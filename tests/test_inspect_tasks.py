@@ -4,6 +4,9 @@ of the same study against the same server (the server answers by the prompt alon
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -112,11 +115,47 @@ def test_the_tasks_carry_attributes_decoding_and_n_and_scoring_is_refused() -> N
         study_task("occugender")
 
 
-def test_inspect_lists_every_generation_study() -> None:
-    from inspect_ai import list_tasks
+def _generation_studies() -> set[str]:
+    """The built-in studies whose items are all generations (the others are refused)."""
+    from gasp.interop import study_samples
+    from gasp.studies import BUILTIN_STUDY_MODULES
 
+    found = set()
+    for name in BUILTIN_STUDY_MODULES:
+        try:
+            study_samples(name, quick=True)
+        except ConfigError:
+            continue
+        found.add(name)
+    return found
+
+
+def test_inspect_list_tasks_given_gasps_path_lists_every_generation_study(
+    tmp_path: Path,
+) -> None:
+    """The real ``inspect`` command, from a folder unrelated to gasp."""
     import gasp.interop.inspect_tasks as module
 
-    path = Path(module.__file__ or "")
-    names = {info.name for info in list_tasks(path.name, root_dir=path.parent)}
-    assert names == {"marked-personas", "more-of-the-same", "narratives", "pronoun-pairs"}
+    src = str(Path(module.__file__ or "").parents[2])
+    env = {**os.environ, "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    gasp = [sys.executable, "-m", "gasp", "inspect-tasks-path"]
+    path = subprocess.run(gasp, cwd=tmp_path, env=env, capture_output=True, text=True, check=True)
+    relative = path.stdout.strip()
+    assert not Path(relative).is_absolute()
+    assert (tmp_path / relative).resolve() == Path(module.__file__ or "").resolve()
+    inspect = [str(Path(sys.executable).with_name("inspect")), "list", "tasks", relative]
+    listed = subprocess.run(inspect, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    lines, studies = listed.stdout.split(), _generation_studies()
+    assert {"marked-personas", "pronoun-pairs", "narratives"} <= studies
+    assert {line.rsplit("@", 1)[1] for line in lines} == studies
+    assert {line.rsplit("@", 1)[0] for line in lines} == {relative}
+
+
+def test_inspect_tasks_path_without_inspect_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "inspect_ai", None)  # import inspect_ai raises ImportError
+    assert gasp_exit_code(monkeypatch, "inspect-tasks-path") == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["gasp: error: Inspect AI is not installed: pip install 'gasp[inspect]'"]

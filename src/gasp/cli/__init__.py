@@ -20,6 +20,7 @@ from gasp.cli import (
     _calibrate,  # noqa: F401
     _existing_data,  # noqa: F401
     _generate,  # noqa: F401
+    _inspect,  # noqa: F401
     _model,  # noqa: F401
     _probe,  # noqa: F401
     _run,  # noqa: F401
