@@ -19,7 +19,17 @@ def shared_data() -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def _weight_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The embedded model's weight cache goes to a folder of this test session, never ~/.cache."""
+    """The embedded model's weight cache goes to a folder of this test session, never ~/.cache.
+
+    Under pytest-xdist the workers share one folder (beside their own temporary roots),
+    so the embedded model is converted once per test session rather than once per worker;
+    concurrent first starts of the cache are safe (each converts, one intact entry stays).
+    """
     import os
 
-    os.environ["GASP_CACHE_DIR"] = str(tmp_path_factory.mktemp("gasp-cache"))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = tmp_path_factory.getbasetemp().parent / "gasp-cache"
+        shared.mkdir(exist_ok=True)
+        os.environ["GASP_CACHE_DIR"] = str(shared)
+    else:
+        os.environ["GASP_CACHE_DIR"] = str(tmp_path_factory.mktemp("gasp-cache"))
