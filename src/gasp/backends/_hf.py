@@ -221,7 +221,7 @@ class HFBackend(ThreadedBatchBackend):
 
     Options (``from_spec``): ``device`` (``auto``, ``cpu``, ``cuda``, ``cuda:1``
     ...), ``dtype`` (``float32``, ``float16``, ``bfloat16``, ``auto``),
-    ``batch_size`` (a number, or ``auto``, the default: 16 on the CPU, chosen by
+    ``batch_size`` (a number, or ``auto``, the default: 32 on the CPU, chosen by
     timing on a GPU; see :mod:`gasp.backends._hf_batching`), ``gguf_file`` (a GGUF
     file in the folder) and ``scoring`` (``auto``, ``cache`` or ``joint``; see
     :mod:`gasp.backends._hf_scoring`). Scores are exact chain-rule log-probabilities.
@@ -284,7 +284,7 @@ class HFBackend(ThreadedBatchBackend):
         return load_model(self.source, self.device, self.dtype)
 
     def preferred_batch_size(self) -> int:
-        """The fixed batch size, or ``auto``'s: 16 on the CPU, timed once per model on a GPU."""
+        """The fixed batch size, or ``auto``'s: 32 on the CPU, timed once per model on a GPU."""
         if self.fixed_batch_size is not None:
             return self.fixed_batch_size
         choice = self._batch_choice()
