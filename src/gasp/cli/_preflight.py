@@ -57,8 +57,8 @@ def make_folder(folder: Path, what: str) -> None:
 
 def check_run(run: StudyRun, steps: Collection[Step], out: Path) -> None:
     """Every check of ``gasp run`` before its banner: the generation (options, model,
-    key, server, the run the store holds) and the folders each step writes; then the
-    run folder is created."""
+    key, server, the run the store holds), the analysis options the study reads and the
+    folders each step writes; then the run folder is created."""
     from gasp.cli._steps import Step
     from gasp.runner import check_generation
     from gasp.store import is_writable
@@ -78,6 +78,8 @@ def check_run(run: StudyRun, steps: Collection[Step], out: Path) -> None:
             run.generation.run_options(progress=False),
         )
         check_writable_folder(out, "run folder")
+    if Step.analyze in steps:
+        run.study_type.check_analysis_options(run.analysis)
     if Step.analyze in steps or Step.probe in steps:
         check_writable_folder(
             run.paths.results,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import importlib
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,9 @@ class StudyType(abc.ABC):
     table_roles: Sequence[TableRole] = ()
     #: One line on the analysis of a table (for ``gasp studies NAME``), if any.
     table_help: str = ""
+    #: The options :meth:`analyze` reads besides the study's own (:attr:`study_options`);
+    #: None: not declared, so not checked before a run starts.
+    analysis_options: frozenset[str] | None = None
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Decoding settings this study uses unless the command line gives others
@@ -78,6 +81,13 @@ class StudyType(abc.ABC):
     @abc.abstractmethod
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Analyse the run store into the results folder; return a short summary."""
+
+    def check_analysis_options(self, options: Mapping[str, Any]) -> None:
+        """Raise :class:`ConfigError` for a given option :meth:`analyze` does not read
+        (checked by ``gasp run`` before its banner, so a run does not generate first and
+        fail at its analysis; nothing is checked where :attr:`analysis_options` is None)."""
+        if self.analysis_options is not None:
+            reject_options(self.name, options, {*self.analysis_options, *self.study_options})
 
     def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:
         """The columns a table of texts needs under ``options`` (default:
@@ -119,7 +129,7 @@ class StudyType(abc.ABC):
 COMMON_OPTIONS = frozenset({"seed", "n", "examples_per_word"})
 
 
-def reject_options(study: str, options: Mapping[str, Any], allowed: set[str]) -> None:
+def reject_options(study: str, options: Mapping[str, Any], allowed: Collection[str]) -> None:
     """Raise :class:`ConfigError` when an option outside ``allowed`` (and
     :data:`COMMON_OPTIONS`) was given (None and False count as not given)."""
     given = sorted(

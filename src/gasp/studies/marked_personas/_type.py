@@ -114,6 +114,7 @@ class MarkedPersonas(StudyType):
         "one-vs-rest SVMs, JSD, stereotype lexicons, sentiment and refusals."
     )
     study_options = STUDY_OPTIONS
+    analysis_options = frozenset(ANALYSIS_OPTIONS)
     table_help = (
         "the prompt tells each text's template and kind (persona or story); without it "
         "every text is of template 'custom'; labels outside the groups need --allow-new-groups"
@@ -147,7 +148,7 @@ class MarkedPersonas(StudyType):
         """Every analysis of the run's generations, saved to ``results``."""
         from gasp.studies.marked_personas._steps import analyze_step
 
-        reject_options(self.name, options, ANALYSIS_OPTIONS)
+        self.check_analysis_options(options)
         return analyze_step(store, results, options)
 
     def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:

@@ -12,22 +12,7 @@ from gasp.stats import study_fdr_level
 from gasp.studies import reject_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 from gasp.studies.more_of_the_same._tables import PROBE_CLUSTERS, PROBE_SILHOUETTE, PROBE_SKIPPED
-
-#: Analysis options this study reads.
-ANALYSIS_OPTIONS = {
-    "min_samples",
-    "min_share",
-    "per_template",
-    "threshold",
-    "fdr",
-    "fdr_scope",
-    "plain",
-    "embeddings",
-    "bootstrap",
-    "permutations",
-    "seed",
-    "examples_per_word",
-}
+from gasp.studies.more_of_the_same._type import ANALYSIS_OPTIONS
 
 
 def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:

@@ -86,6 +86,25 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
     )
 
 
+#: Analysis options this study reads.
+ANALYSIS_OPTIONS = frozenset(
+    {
+        "min_samples",
+        "min_share",
+        "per_template",
+        "threshold",
+        "fdr",
+        "fdr_scope",
+        "plain",
+        "embeddings",
+        "bootstrap",
+        "permutations",
+        "seed",
+        "examples_per_word",
+    }
+)
+
+
 class MoreOfTheSame(StudyType):
     """GAS(P) of seed ``000``: generate, associate, statistically test, probe."""
 
@@ -97,6 +116,7 @@ class MoreOfTheSame(StudyType):
 
     table_roles = TABLE_ROLES
     table_help = "one row per text; occupations of the built-in study get their BLS share"
+    analysis_options = ANALYSIS_OPTIONS
 
     def build(self, source: str | Path, options: Mapping[str, Any]) -> Study:
         """The study to run (see :func:`build_study`)."""

@@ -159,6 +159,7 @@ class OccuGender(StudyType):
         "(explicit and implicit), with the six debiasing prompts; needs a scoring backend."
     )
     study_options = STUDY_OPTIONS
+    analysis_options = frozenset(ANALYSIS_OPTIONS)
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Scoring reads log-probabilities; no text is sampled."""
@@ -176,7 +177,7 @@ class OccuGender(StudyType):
         """Shares, coverage, intervals and the statistics beyond the paper, to ``results``."""
         from gasp.studies.occugender._analysis import analyze_step
 
-        reject_options(STUDY_KIND, options, set(STUDY_OPTIONS) | ANALYSIS_OPTIONS)
+        self.check_analysis_options(options)
         return analyze_step(store, results, options)
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:

@@ -79,6 +79,7 @@ class PronounPairs(StudyType):
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
     ANALYSIS = frozenset({"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"})
     table_roles = PAIRS_ROLES
+    analysis_options = BUILD | ANALYSIS
     table_help = "one row per answer; repeats of one prompt are told apart by sample_index"
 
     def decoding_defaults(self) -> dict[str, Any]:
@@ -112,6 +113,7 @@ class PronounPairs(StudyType):
         """Parse the answers and compute Table 3, the professions and the examples."""
         from gasp.studies.pronoun_pairs._steps import analyze_pairs
 
+        self.check_analysis_options(options)
         return analyze_pairs(store, results, options)
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
@@ -185,6 +187,7 @@ class Narratives(StudyType):
         }
     )
     table_roles = NARRATIVE_ROLES
+    analysis_options = BUILD | ANALYSIS
     table_help = "one row per story; the protagonist's name is read from the story"
 
     def decoding_defaults(self) -> dict[str, Any]:
@@ -225,6 +228,7 @@ class Narratives(StudyType):
         """Names, genders, Table 4 and the most frequent names."""
         from gasp.studies.pronoun_pairs._steps import analyze_narratives
 
+        self.check_analysis_options(options)
         return analyze_narratives(store, results, options)
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
