@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         any_hit += bool(hits)
         for c in hits:
             # every planted shift makes the model worse: count the right direction only
-            if c["direction"] == "worse":
+            if args.shift == 0 or c["direction"] == "worse":
                 key = f"{c['study']}.{c['metric']}"
                 found[key] = found.get(key, 0) + 1
     share = any_hit / args.replicates
@@ -223,7 +223,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{kind}: {args.replicates} replicates, {tested} comparisons each, level {args.level}")
     print(f"replicates with at least one significant difference: {any_hit} ({share:.3f})")
     for key, count in sorted(found.items()):
-        print(f"  {key}: significantly worse in {count} replicates")
+        what = "significant" if args.shift == 0 else "significantly worse"
+        print(f"  {key}: {what} in {count} replicates")
     print(f"{seconds:.1f} s")
     if args.shift == 0 and share > 0.06:
         return 1
