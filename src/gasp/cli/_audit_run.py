@@ -8,6 +8,7 @@ a model. Every model gets the same items and seeds. A study a backend cannot ser
 listed with its reason. The scorecard (``scorecard.json``, ``index.html``) tests every
 difference against the baseline (or between every pair) with one Benjamini-Hochberg
 correction; ``--fail-on worse`` exits 3 when a comparison is significantly worse.
+``gasp tour`` is :func:`execute` with one model, ``--quick`` and the probe step.
 """
 
 from __future__ import annotations
