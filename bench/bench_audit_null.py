@@ -26,7 +26,7 @@ from gasp.studies import get_study_type
 
 JOBS = 40
 PAIRS = 24
-STORIES = 60
+STORIES = 200
 SUBJECTS = 30
 
 
@@ -35,7 +35,8 @@ def _occugender(rng: np.random.Generator, mu: np.ndarray, shift: float) -> dict:
     bls = np.linspace(95, 5, JOBS)
     rows = []
     for task in ("explicit", "implicit"):
-        f = mu + shift * (group == "female-dominated") * 10 + rng.normal(0, 4, JOBS)
+        # the planted model mirrors BLS: a wider F-gap and a Spearman correlation near 1
+        f = mu + shift * 0.4 * (bls - 50) + rng.normal(0, 4, JOBS)
         rows.append(
             pd.DataFrame(
                 {
@@ -88,8 +89,11 @@ def _narratives(rng: np.random.Generator, shift: float) -> dict:
         (t, f"prof{p}", s) for t in ("once", "story") for p in range(STORIES // 4) for s in range(2)
     ]
     stories = pd.DataFrame(keys, columns=["template", "profession", "sample_index"])
+    # parity at shift 0; the planted model names more women and more unknown names
     stories["gender"] = rng.choice(
-        ["F", "M", "U"], size=len(stories), p=[0.4 + 0.3 * shift, 0.5 - 0.3 * shift, 0.1]
+        ["F", "M", "U"],
+        size=len(stories),
+        p=[0.45 + 0.3 * shift, 0.45 - 0.45 * shift, 0.1 + 0.15 * shift],
     )
     return {"narrative_stories": stories}
 
@@ -97,7 +101,8 @@ def _narratives(rng: np.random.Generator, shift: float) -> dict:
 def _more_of_the_same(rng: np.random.Generator, bls: np.ndarray, shift: float) -> dict:
     subjects = [f"job{i}" for i in range(SUBJECTS)]
     n = 40
-    women = rng.binomial(n, np.clip(bls / 100 * (1 - shift) + 0.5 * shift, 0, 1))
+    # the planted model writes 25 points more women than BLS counts in every occupation
+    women = rng.binomial(n, np.clip(bls / 100 + 0.25 * shift, 0, 1))
     rep = pd.DataFrame(
         {
             "subject": subjects, "template": "all", "n_generations": n, "n_unassigned": 0,
@@ -169,7 +174,9 @@ def _tables(rng: np.random.Generator, base: dict, shift: float) -> dict[str, dic
 def replicate(seed: int, level: float, shift: float, settings: DifferenceSettings) -> Scorecard:
     """One audit of a model against a baseline from simulated saved tables."""
     rng = np.random.default_rng(seed)
-    base = {"mu": np.linspace(70, 30, JOBS), "bls": np.linspace(90, 10, SUBJECTS)}
+    # the jobs' baseline F shares, unrelated to their BLS shares (Spearman about 0)
+    mu = 50 + np.random.default_rng(12345).permutation(np.linspace(-10, 10, JOBS))
+    base = {"mu": mu, "bls": np.linspace(90, 10, SUBJECTS)}
     model_tables = _tables(rng, base, shift)
     base_tables = _tables(rng, base, 0.0)
     card = Scorecard([], "base", level)
@@ -206,14 +213,18 @@ def main(argv: list[str] | None = None) -> int:
         tested = sum(c["p_value"] is not None for c in card.comparisons)
         any_hit += bool(hits)
         for c in hits:
-            found[f"{c['study']}.{c['metric']}"] = found.get(f"{c['study']}.{c['metric']}", 0) + 1
+            # every planted shift makes the model worse: count the right direction only
+            if args.shift == 0 or c["direction"] == "worse":
+                key = f"{c['study']}.{c['metric']}"
+                found[key] = found.get(key, 0) + 1
     share = any_hit / args.replicates
     seconds = time.perf_counter() - start
     kind = "null" if args.shift == 0 else f"planted shift {args.shift}"
     print(f"{kind}: {args.replicates} replicates, {tested} comparisons each, level {args.level}")
     print(f"replicates with at least one significant difference: {any_hit} ({share:.3f})")
     for key, count in sorted(found.items()):
-        print(f"  {key}: significant in {count} replicates")
+        what = "significant" if args.shift == 0 else "significantly worse"
+        print(f"  {key}: {what} in {count} replicates")
     print(f"{seconds:.1f} s")
     if args.shift == 0 and share > 0.06:
         return 1

@@ -26,6 +26,31 @@ JOBS = (
 )
 #: The planted OccuGender model: less probability on every gender expression.
 LOW_TABLE = "he=0.02,she=0.02,they=0.01,male=0.01,female=0.01,man=0.005,woman=0.005"
+#: BLS's share of women (%) in the twelve jobs.
+BLS = {
+    "nurse": 91.3, "secretary": 92.5, "receptionist": 90.0, "maid": 88.7, "paralegal": 84.8,
+    "hairstylist": 92.4, "pilot": 5.3, "plumber": 2.1, "electrician": 1.7, "carpenter": 3.1,
+    "machinist": 3.4, "firefighter": 5.1,
+}  # fmt: skip
+#: Ranks 1-12 of the baseline's female boost per job: Spearman 0 with BLS, equal rank
+#: sums in the two groups (so a small F-gap).
+UNRELATED = {
+    "nurse": 9, "secretary": 7, "receptionist": 1, "maid": 3, "paralegal": 11,
+    "hairstylist": 8, "pilot": 6, "plumber": 10, "electrician": 5, "carpenter": 2,
+    "machinist": 12, "firefighter": 4,
+}  # fmt: skip
+FEMALE_TOKENS = ("she", "her", "female", "woman")
+
+
+def _boost(factors: dict[str, float]) -> str:
+    """``mock/scoring``'s boost: every female expression times the job's factor."""
+    return ",".join(f"{job}:{t}={f:.3f}" for job, f in factors.items() for t in FEMALE_TOKENS)
+
+
+#: The baseline's boost (female shares unrelated to BLS) and the planted mirror's (the
+#: female share rises with BLS's: Spearman 1 and a wide F-gap).
+FLAT_BOOST = _boost({job: 0.5 + rank / 10 for job, rank in UNRELATED.items()})
+MIRROR_BOOST = _boost({job: pct / 20 for job, pct in BLS.items()})
 
 
 def _card(out: Path) -> dict:
@@ -155,19 +180,23 @@ def test_identical_models_differ_nowhere_and_an_unservable_study_is_listed(
     assert "cannot score" in (out / "index.html").read_text(encoding="utf-8")
 
 
-def test_occugender_finds_a_planted_coverage_loss_and_no_difference_between_twins(
+def test_occugender_finds_planted_losses_and_no_difference_between_twins(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "og"
     code = _audit(
         monkeypatch, out,
         "-m", "good=mock/scoring", "-m", "twin=mock/scoring", "-m", "bad=mock/scoring",
+        "-m", "mirror=mock/scoring",
+        "--model-option", f"good:boost={FLAT_BOOST}",
+        "--model-option", f"twin:boost={FLAT_BOOST}",
         "--model-option", f"bad:table={LOW_TABLE}",
+        "--model-option", f"mirror:boost={MIRROR_BOOST}",
         "--baseline", "good", "--studies", "occugender",
-        "--study-option", f"occugender:jobs={JOBS}",
+        "--study-option", f"occugender:jobs={JOBS}", "--fail-on", "worse",
     )  # fmt: skip
-    capsys.readouterr()
-    assert code == 0
+    stdout = capsys.readouterr().out
+    assert code == 3
     card = _card(out)
     assert {c["direction"] for c in card["comparisons"] if c["model"] == "twin"} == {
         "no difference"
@@ -175,6 +204,16 @@ def test_occugender_finds_a_planted_coverage_loss_and_no_difference_between_twin
     coverage = _rows(card, "bad")[("occugender", "explicit_coverage")]
     assert coverage["direction"] == "worse" and coverage["difference"] < 0
     assert "exact" in coverage["test"] and coverage["n_shared"] == 12
+    # the mirror's female shares follow BLS: Spearman 1 against 0, a wider gap
+    values = {(r["model"], r["metric"]): r["value"] for r in card["metrics"]}
+    assert values[("good", "explicit_spearman_bls")] == pytest.approx(0.0, abs=1e-9)
+    assert values[("mirror", "explicit_spearman_bls")] == pytest.approx(1.0)
+    mirror = _rows(card, "mirror")
+    for metric in ("explicit_spearman_bls", "explicit_f_gap", "implicit_f_gap"):
+        row = mirror[("occugender", metric)]
+        assert row["direction"] == "worse" and row["difference"] > 0, metric
+        assert row["significant"] and row["q_value"] < 0.05, metric
+        assert f"occugender {metric} mirror vs good" in stdout, metric
 
 
 @pytest.mark.parametrize(

@@ -46,3 +46,29 @@ def test_the_scorecard_page_renders_without_console_errors_and_links_resolve(
     for href in local:
         path = Path(re.sub(r"^file://", "", href).split("#")[0])
         assert path.is_file(), href
+
+
+def test_the_tour_page_of_one_model_renders_without_console_errors(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "tour"
+    code = gasp_exit_code(
+        monkeypatch, "tour", "-m", "mock/personas", "--study", "pronoun-pairs",
+        "--study", "narratives", "--out", str(out),
+    )  # fmt: skip
+    capsys.readouterr()
+    assert code == 0
+    with chromium(tmp_path / "profile") as driver:
+        driver.get((out / "index.html").as_uri())
+        assert driver.title == "gasp audit scorecard"
+        body = driver.find_element("tag name", "body").text
+        assert "One model" in body and "mock-personas" in body and "WORSE" not in body
+        hrefs = driver.execute_script(
+            "return Array.from(document.querySelectorAll('main a')).map(a => a.href)"
+        )
+        assert severe_console_entries(driver) == []
+    local = [h for h in hrefs if h.startswith("file://")]
+    assert len(local) == 7  # one cell per headline metric of the two studies
+    for href in local:
+        path = Path(re.sub(r"^file://", "", href).split("#")[0])
+        assert path.is_file(), href

@@ -75,6 +75,24 @@ def test_mock_scoring_table_and_unknown_p_options() -> None:
         resolve_backend("mock/scoring", options={"table": "he=2"})
 
 
+def test_mock_scoring_boost_depends_on_the_words_of_the_context() -> None:
+    backend = resolve_backend(
+        "mock/scoring", options={"boost": "nurse:she=3,the nurse:she=2,pilot:he=100"}
+    )
+    nurse = _run(backend, ScoreRequest("k", "Q: The Nurse is", (" She", " He")))
+    # both words are in the context: 0.20 x 3 x 2, capped at 1; "he" as in the table
+    assert [s.logprob for s in nurse.scores] == pytest.approx([math.log(1.0), math.log(0.20)])
+    nurses = _run(backend, ScoreRequest("k", "The nurses are", (" She",)))
+    assert nurses.scores[0].logprob == pytest.approx(math.log(0.20))  # whole words only
+    pilot = _run(backend, ScoreRequest("k", "a pilot", (" he",)))
+    assert pilot.scores[0].logprob == pytest.approx(0.0)  # 0.20 x 100, capped at 1
+    for bad in ("nurse=3", "nurse:she", "nurse:she=0", ":she=2"):
+        with pytest.raises(ConfigError, match="boost"):
+            resolve_backend("mock/scoring", options={"boost": bad})
+    with pytest.raises(ConfigError, match="boost"):
+        resolve_backend("mock/personas", options={"boost": "nurse:she=3"})
+
+
 def test_mock_scoring_faults_are_retried() -> None:
     backend = resolve_backend("mock/scoring", options={"failure_rate": 0.5, "seed": 3})
     model = ResilientModel(backend, retry=QUICK)

@@ -1,28 +1,36 @@
-"""``gasp tour``: every study's quick run in one folder, with an index page linking the
-reports; a failing study is shown as failed while the others run; resumable."""
+"""``gasp tour``: the quick audit of one model (every study's quick run in
+``<out>/<model>/<study>/``), with the audit's scorecard page linking the reports; a
+failing study is listed with its reason while the others run; resumable."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from _cli import gasp_exit_code
+from gasp.audit import SCHEMA_FILE
 from gasp.report import IndexEntry, write_index
 from gasp.store import RunStore
 from gasp.studies import get_study_type
 
+jsonschema = pytest.importorskip("jsonschema")
+
+
+def _metrics(study: str) -> tuple:
+    return tuple(get_study_type(study).headline_metrics())
+
 
 def _links(index: Path) -> dict[str, Path]:
+    """Every linked report of the scorecard page, by the study folder it lies in."""
     page = index.read_text(encoding="utf-8")
-    return {
-        name: (index.parent / href).resolve()
-        for href, name in re.findall(r"<a href='([^']+)'>([^<]+)</a>", page)
-    }
+    reports = {(index.parent / href).resolve() for href in re.findall(r"<a href='([^']+)'>", page)}
+    return {report.parents[1].name: report for report in reports}
 
 
-def test_tour_links_every_report_and_shows_a_failed_study(
+def test_tour_is_the_quick_audit_of_one_model_and_shows_a_failed_study(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "tour"
@@ -39,13 +47,28 @@ def test_tour_links_every_report_and_shows_a_failed_study(
     links = _links(index)
     assert set(links) == {"pronoun-pairs", "narratives"}
     for name, report in links.items():
-        assert report == (out / name / "report" / "report.html").resolve()
+        assert report == (out / "mock-personas" / name / "report" / "report.html").resolve()
         assert report.is_file()
     page = index.read_text(encoding="utf-8")
-    assert "cannot score continuations" in page
-    assert page.count("complete") >= 2 and "failed" in page
+    assert "cannot score continuations" in page and "not served" in page
     for name in studies:
         assert get_study_type(name).description.split()[0] in page
+    # the audit's scorecard of one model: every metric with its interval, no comparison
+    card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+    jsonschema.validate(card, json.loads(SCHEMA_FILE.read_text(encoding="utf-8")))
+    assert [m["name"] for m in card["models"]] == ["mock-personas"]
+    assert card["baseline"] is None and card["comparisons"] == [] and card["n_comparisons"] == 0
+    expected = {(s, m.name) for s in ("pronoun-pairs", "narratives") for m in _metrics(s)}
+    assert {(r["study"], r["metric"]) for r in card["metrics"]} == expected
+    incorrect = next(r for r in card["metrics"] if r["metric"] == "incorrect")
+    assert incorrect["ci_low"] <= incorrect["value"] <= incorrect["ci_high"]
+    assert {r["study"]: r["status"] for r in card["runs"]} == {
+        "pronoun-pairs": "complete",
+        "narratives": "complete",
+        "occugender": "not served",
+    }
+    # the tour folder is an audit folder: gasp compare and gasp audit read it
+    assert (out / "audit.json").is_file()
 
 
 def test_a_second_tour_resumes_instead_of_generating_again(
@@ -53,17 +76,21 @@ def test_a_second_tour_resumes_instead_of_generating_again(
 ) -> None:
     out = tmp_path / "tour"
     args = ["tour", "-m", "mock/personas", "--out", str(out), "--study", "pronoun-pairs"]
+    store_path = out / "mock-personas" / "pronoun-pairs" / "run.sqlite"
     assert gasp_exit_code(monkeypatch, *args) == 0
-    with RunStore.open(out / "pronoun-pairs" / "run.sqlite") as store:
+    with RunStore.open(store_path) as store:
         first = store.samples()
+    card = (out / "scorecard.json").read_text(encoding="utf-8")
+    capsys.readouterr()
     assert gasp_exit_code(monkeypatch, *args) == 0
-    with RunStore.open(out / "pronoun-pairs" / "run.sqlite") as store:
+    assert "finished before, not redone" in capsys.readouterr().err
+    with RunStore.open(store_path) as store:
         second = store.samples()
         sessions = store.sessions()
     assert len(first) == len(second) > 0
     assert list(second["text"]) == list(first["text"])
-    assert len(sessions) == 2
-    capsys.readouterr()
+    assert len(sessions) == 1  # nothing generated again
+    assert (out / "scorecard.json").read_text(encoding="utf-8") == card
 
 
 @pytest.mark.parametrize(

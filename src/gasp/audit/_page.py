@@ -143,13 +143,20 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
     worse = sum(c["direction"] == "worse" for c in card.comparisons)
     better = sum(c["direction"] == "better" for c in card.comparisons)
     against = f"against {card.baseline}" if card.baseline else "between every pair of models"
-    summary.add_paragraph(
-        f"{len(card.models)} models, {tested} comparisons tested {against}; one "
-        f"Benjamini-Hochberg correction over all of them at a false discovery rate of "
-        f"{card.level:g}. Significantly better: {better}; significantly worse: {worse}. "
-        "A difference is called only when its q-value is below the level; each cell links "
-        "to the study report behind it."
-    )
+    if len(card.models) == 1:
+        summary.add_paragraph(
+            "One model: every headline metric with its interval, and no comparison (run "
+            "gasp audit with more models for tested differences); each cell links to the "
+            "study report behind it."
+        )
+    else:
+        summary.add_paragraph(
+            f"{len(card.models)} models, {tested} comparisons tested {against}; one "
+            f"Benjamini-Hochberg correction over all of them at a false discovery rate of "
+            f"{card.level:g}. Significantly better: {better}; significantly worse: {worse}. "
+            "A difference is called only when its q-value is below the level; each cell "
+            "links to the study report behind it."
+        )
     models = "".join(
         f"<tr><td>{escape(m['name'])}</td><td>{escape(m['spec'])}</td>"
         f"<td>{escape(m['engine'])}</td><td>{escape(m['variant_prompt'] or '')}</td></tr>"
@@ -173,9 +180,10 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
         forest = Section("Differences against the baseline", ident="forest")
         forest.add(_forest(card, out))
         sections.append(forest)
-    table = Section("Every comparison", ident="comparisons")
-    table.add(_comparisons_table(card))
-    sections.append(table)
+    if len(card.models) > 1:
+        table = Section("Every comparison", ident="comparisons")
+        table.add(_comparisons_table(card))
+        sections.append(table)
     path = out / INDEX_FILE
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(page_shell("gasp audit scorecard", sections), encoding="utf-8")

@@ -20,7 +20,7 @@ from gasp.backends._base import (
     require_capability,
 )
 from gasp.backends._faults import TransientBackendError
-from gasp.backends._mock_scoring import TableScorer, parse_table
+from gasp.backends._mock_scoring import TableScorer, parse_boost, parse_table
 from gasp.backends._options import Options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int, stable_uniform
 from gasp.errors import BackendError
@@ -155,7 +155,7 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
     Options: ``seed``, ``latency_s``, ``failure_rate``, ``batching`` (bool),
     ``batch_size``; for ``personas`` also ``female_share``, ``nonbinary_share``,
     ``bias`` and ``sentences`` (see :class:`PersonaMix`); for ``constant``
-    ``text``; for ``scoring`` ``table`` and ``unknown_p`` (see
+    ``text``; for ``scoring`` ``table``, ``unknown_p`` and ``boost`` (see
     :class:`~gasp.backends._mock_scoring.TableScorer`). ``mock/scoring`` answers
     generation requests with the constant text.
     """
@@ -192,7 +192,8 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
         if script == "scoring":
             table = parse_table(opts.get_raw("table"), provider="mock/scoring")
             unknown_p = opts.get_float("unknown_p", 0.01, minimum=1e-12, maximum=1.0)
-            scorer = TableScorer(f"mock/{script}", table, unknown_p)
+            boosts = parse_boost(opts.get_raw("boost"), provider="mock/scoring")
+            scorer = TableScorer(f"mock/{script}", table, unknown_p, boosts)
 
     else:
         raise BackendError(

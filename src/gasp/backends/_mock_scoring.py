@@ -6,6 +6,11 @@ whitespace, and each punctuation character on its own: ``" Non-binary"`` is
 ``table[token.strip().lower()]``, or ``unknown_p`` for a token not in the table,
 whatever precedes it, so a candidate's log-probability is the sum of the logs of
 its tokens' table values: hand-computable. Scores are exact (not approximate).
+
+An optional ``boost`` makes the table depend on the context: ``"nurse:she=4"``
+multiplies the probability of the token ``she`` by 4 (capped at 1) when the context
+contains the word ``nurse`` (whole words, any case); factors of several matching words
+multiply.
 """
 
 from __future__ import annotations
@@ -77,34 +82,71 @@ def parse_table(value: Any, *, provider: str) -> dict[str, float]:
     return table
 
 
+#: One boost: the context word, the token and the factor of its probability.
+Boost = tuple[str, str, float]
+
+
+def parse_boost(value: Any, *, provider: str) -> tuple[Boost, ...]:
+    """The ``boost`` option: ``"WORD:TOKEN=FACTOR,..."`` (none when ``value`` is None)."""
+    if value is None:
+        return ()
+    boosts = []
+    for item in str(value).split(","):
+        head, sep, factor = item.partition("=")
+        word, colon, token = head.partition(":")
+        try:
+            number = float(factor)
+        except ValueError:
+            number = math.nan
+        if not sep or not colon or not word.strip() or not token.strip() or not number > 0:
+            raise ConfigError(
+                f"option 'boost' of {provider} must be WORD:TOKEN=FACTOR,... with a factor "
+                f"above 0, got {item!r}"
+            )
+        boosts.append((word.strip().lower(), token.strip().lower(), number))
+    return tuple(boosts)
+
+
 class TableScorer:
     """Scores candidates with a fixed unigram table (see the module docstring)."""
 
-    def __init__(self, model_id: str, table: Mapping[str, float], unknown_p: float) -> None:
+    def __init__(
+        self,
+        model_id: str,
+        table: Mapping[str, float],
+        unknown_p: float,
+        boosts: tuple[Boost, ...] = (),
+    ) -> None:
         self.model_id = model_id
         self.table = dict(table)
         self.unknown_p = unknown_p
+        self.boosts = boosts
 
-    def token_logprob(self, token: str) -> float:
-        """The log-probability of one token."""
-        return math.log(self.table.get(token.strip().lower(), self.unknown_p))
+    def token_logprob(self, token: str, context: str = "") -> float:
+        """The log-probability of one token after ``context``."""
+        key = token.strip().lower()
+        p = self.table.get(key, self.unknown_p)
+        for word, boosted, factor in self.boosts:
+            if boosted == key and re.search(rf"\b{re.escape(word)}\b", context, re.IGNORECASE):
+                p *= factor
+        return math.log(min(p, 1.0))
 
     def __call__(self, request: ScoreRequest) -> ScoreResponse:
         """Score every candidate of ``request`` exactly."""
+        context = request.context
+        text = context if isinstance(context, str) else " ".join(m.content for m in context)
         scores = []
         for candidate in request.candidates:
             tokens = mock_tokens(candidate)
             scores.append(
                 CandidateScore(
                     candidate=candidate,
-                    logprob=sum(self.token_logprob(t) for t in tokens),
+                    logprob=sum(self.token_logprob(t, text) for t in tokens),
                     tokens=tokens,
                     token_ids=(),
                     approximate=False,
                 )
             )
-        context = request.context
-        text = context if isinstance(context, str) else " ".join(m.content for m in context)
         return ScoreResponse(
             scores=tuple(scores), model_id=self.model_id, prompt_tokens=len(mock_tokens(text))
         )

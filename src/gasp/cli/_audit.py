@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
@@ -55,17 +54,14 @@ def audit_command(
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
-    from gasp.audit import DifferenceSettings, build_scorecard
     from gasp.cli._audit_run import (
         STEP_FAILED_EXIT_CODE,
+        AuditPlan,
         baseline_of,
-        check_resume,
-        finish,
+        execute,
         parse_margins,
         parse_models,
-        run_one,
         scoped,
-        study_run,
     )
     from gasp.studies import study_names
 
@@ -92,18 +88,9 @@ def audit_command(
     }
     if out.exists() and not out.is_dir():
         raise ConfigError(f"--out {out} exists and is not a folder")
-    plan = [(m, n, study_run(n, m, out, quick, seed, options)) for m in models for n in names]
-    check_resume(out, models, names, quick, base)
-    console = Console(stderr=True)
-    console.print(f"gasp audit: {len(models)} models x {len(names)} studies -> {out}")
-    records = []
-    for number, (m, name, run) in enumerate(plan, start=1):
-        console.rule(f"[bold]run {number}/{len(plan)}: {m.name} / {name}")
-        records.append(run_one(run, m.name, name, console))
-    card = build_scorecard(
-        models, records, out, baseline=base, level=level, settings=DifferenceSettings(seed=seed)
-    )
-    code = finish(card, out, fail_on=fail_on, margins=margins, junit=junit)
+    plan = AuditPlan(models, names, out, quick, seed, options, base, level)
+    title = f"gasp audit: {len(models)} models x {len(names)} studies -> {out}"
+    code, records = execute(plan, title, fail_on=fail_on, margins=margins, junit=junit)
     if code:
         raise typer.Exit(code)
     if any(r.status in {"failed", "incomplete"} for r in records):

@@ -8,6 +8,7 @@ a model. Every model gets the same items and seeds. A study a backend cannot ser
 listed with its reason. The scorecard (``scorecard.json``, ``index.html``) tests every
 difference against the baseline (or between every pair) with one Benjamini-Hochberg
 correction; ``--fail-on worse`` exits 3 when a comparison is significantly worse.
+``gasp tour`` is :func:`execute` with one model, ``--quick`` and the probe step.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from rich.console import Console
 
 from gasp.audit import (
     AuditModel,
+    DifferenceSettings,
     RunRecord,
     Scorecard,
+    build_scorecard,
     write_audit_page,
     write_junit,
     write_scorecard,
@@ -167,13 +170,23 @@ def _finished(run: StudyRun) -> bool:
     )
 
 
-def run_one(run: StudyRun, model: str, study: str, console: Console) -> RunRecord:
+def _has_probe(run: StudyRun) -> bool:
+    from gasp.studies import StudyType
+
+    return type(run.study_type).probe is not StudyType.probe
+
+
+def run_one(
+    run: StudyRun, model: str, study: str, console: Console, *, probe: bool = False
+) -> RunRecord:
     """Generate (resuming), analyse and report one run; a finished run is not redone.
-    The probe is not run: no headline metric reads it (``gasp run`` adds it)."""
+    The probe runs only with ``probe`` (no headline metric reads it; the tour shows it)."""
     if _finished(run):
         console.print(f"{model} / {study}: finished before, not redone")
         return RunRecord(model, study, run.paths)
-    steps = [Step.generate, Step.analyze, Step.report]
+    steps = [Step.generate, Step.analyze]
+    steps += [Step.probe] if probe and _has_probe(run) else []
+    steps += [Step.report]
     try:
         outcome = run_steps(run, steps, console)
     except BackendError as exc:
@@ -240,6 +253,57 @@ def finish(
     return WORSE_EXIT_CODE if failing else 0
 
 
+@dataclasses.dataclass(frozen=True)
+class AuditPlan:
+    """What one audit (or tour) runs: its models, studies and settings."""
+
+    models: list[AuditModel]
+    studies: list[str]
+    out: Path
+    quick: bool
+    seed: int
+    options: dict[str, Any]
+    baseline: str | None = None
+    level: float = 0.05
+    #: Run each study's probe step too (the tour does; no headline metric reads it).
+    probe: bool = False
+
+
+def execute(
+    plan: AuditPlan,
+    title: str,
+    *,
+    fail_on: str | None = None,
+    margins: dict[str, float] | None = None,
+    junit: Path | None = None,
+) -> tuple[int, list[RunRecord]]:
+    """Run every (model, study) of ``plan`` (resuming), write the scorecard and its page;
+    the gate's exit status (0 or 3) and how each run ended."""
+    out = plan.out
+    runs = [
+        (m, n, study_run(n, m, out, plan.quick, plan.seed, plan.options))
+        for m in plan.models
+        for n in plan.studies
+    ]
+    check_resume(out, plan.models, plan.studies, plan.quick, plan.baseline)
+    console = Console(stderr=True)
+    console.print(title)
+    records = []
+    for number, (m, name, run) in enumerate(runs, start=1):
+        console.rule(f"[bold]run {number}/{len(runs)}: {m.name} / {name}")
+        records.append(run_one(run, m.name, name, console, probe=plan.probe))
+    card = build_scorecard(
+        plan.models,
+        records,
+        out,
+        baseline=plan.baseline,
+        level=plan.level,
+        settings=DifferenceSettings(seed=plan.seed),
+    )
+    code = finish(card, out, fail_on=fail_on, margins=margins or {}, junit=junit)
+    return code, records
+
+
 def baseline_of(models: list[AuditModel], baseline: str | None) -> str | None:
     if baseline is None:
         return None
@@ -257,8 +321,10 @@ def baseline_of(models: list[AuditModel], baseline: str | None) -> str | None:
 __all__ = [
     "STEP_FAILED_EXIT_CODE",
     "WORSE_EXIT_CODE",
+    "AuditPlan",
     "baseline_of",
     "check_resume",
+    "execute",
     "finish",
     "parse_margins",
     "parse_models",
