@@ -11,7 +11,12 @@ In one run, back to back, on the same prompts with the same greedy decoding and
   tests marked ``vllm`` start it (tests/_vllm_server.py), reached with
   ``openai-compatible/``;
 * ``llama.cpp``: ``llama-server`` on the embedded GGUF file itself (Q4_1), reached the
-  same way (``--llama-server``; scripts/setup.sh --llama puts one in .venv-llama).
+  same way (``--llama-server``; scripts/setup.sh --llama puts one in .venv-llama), with
+  one slot per request of the highest level and ``--llama-threads`` threads (default:
+  every core but one, as vLLM's CPU build keeps one core for its API server).
+
+The weights differ as each engine reads them (int8, float32, float32, 4-bit), so the
+greedy texts differ too; tokens/s counts the tokens each engine generated.
 
 At each level of ``--levels`` an in-process engine gets the prompts in batches of
 that size, a server that many requests at once. The tables give tokens/s
