@@ -23,20 +23,26 @@ from gasp.stats import SUBSAMPLE, IntervalScheme, interval_from_draws, interval_
 from gasp.studies.more_of_the_same.report._audit_how import no_interval_sentence
 from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
 
-SCHEME = IntervalScheme(SUBSAMPLE, 20, 0, fraction=0.5)
+SCHEME = IntervalScheme(SUBSAMPLE, 40, 0, fraction=0.5)
 
 
 def test_no_interval_when_most_draws_are_undefined() -> None:
+    scheme = IntervalScheme(SUBSAMPLE, 10, 0, fraction=0.5)
     draws = np.array([-0.4, -0.5] + [np.nan] * 8)
-    low, high, note = interval_or_reason(-0.45, draws, SCHEME)
+    low, high, note = interval_or_reason(-0.45, draws, scheme)
     assert np.isnan(low) and np.isnan(high)
     assert note.startswith("defined in only 2 of 10 draws")
-    low, high, note = interval_or_reason(float("nan"), np.zeros(10), SCHEME)
+    low, high, note = interval_or_reason(float("nan"), np.zeros(10), scheme)
     assert np.isnan(low) and note == "the statistic itself is undefined"
-    half = np.array([-0.4, -0.5, -0.3, -0.45, -0.35] + [np.nan] * 5)
-    low, high, note = interval_or_reason(-0.4, half, SCHEME)
+    nan = np.nan
+    half = np.array([-0.4, -0.5, -0.3, nan, nan, -0.45, -0.35, -0.42, nan, nan])
+    low, high, note = interval_or_reason(-0.4, half, scheme)
     assert note == ""
-    assert (low, high) == pytest.approx(interval_from_draws(-0.4, half[:5], SCHEME))
+    assert (low, high) == pytest.approx(interval_from_draws(-0.4, half, scheme))
+    assert low < -0.4 < high
+    # the larger subsamples (the second half of the draws) mostly undefined: withheld
+    lopsided = np.array([-0.4, -0.5, -0.3, -0.2, -0.1, -0.45, nan, nan, nan, nan])
+    assert interval_or_reason(-0.4, lopsided, scheme)[2].startswith("defined in only 6 of 10")
 
 
 def _scores() -> pd.DataFrame:
@@ -100,4 +106,4 @@ def test_coverage_by_strength(strength: float) -> None:
                 hits.append(low <= truth[key] <= high)
     print(f"strength {strength}: coverage {np.mean(hits):.3f} of {len(hits)} intervals")
     assert len(hits) >= 100
-    assert 0.90 <= float(np.mean(hits)) <= 0.995
+    assert 0.90 <= float(np.mean(hits)) <= 0.98
