@@ -43,6 +43,8 @@ def test_no_interval_when_most_draws_are_undefined() -> None:
     # the larger subsamples (the second half of the draws) mostly undefined: withheld
     lopsided = np.array([-0.4, -0.5, -0.3, -0.2, -0.1, -0.45, nan, nan, nan, nan])
     assert interval_or_reason(-0.4, lopsided, scheme)[2].startswith("defined in only 6 of 10")
+    two = IntervalScheme(SUBSAMPLE, 2, 0, fraction=0.5)  # one draw at each size
+    assert interval_or_reason(-0.4, np.array([-0.4, -0.5]), two)[2].startswith("fewer than two")
 
 
 def _scores() -> pd.DataFrame:

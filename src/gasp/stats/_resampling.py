@@ -301,6 +301,8 @@ def interval_or_reason(
             f"defined in only {defined} of {values.size} draws (an empty word set in the "
             "others), so no interval can cover it",
         )
+    if scheme.scheme == SUBSAMPLE and np.isfinite(parts[0]).sum() < 2:
+        return nan, nan, "fewer than two subsamples of the first size, so no spread to measure"
     low, high = interval_from_draws(estimate, values, scheme)
     return low, high, ""
 
