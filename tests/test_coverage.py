@@ -105,8 +105,11 @@ def test_subsample_interval_by_hand() -> None:
 
 def test_subsample_extrapolation_matches_the_variance_of_a_mean() -> None:
     """For a mean, sqrt(b/(1-b)) times the subsample spread at b is the standard error,
-    and the spread extrapolated from the two sizes is too (the fitted rate is 1); the
-    textbook sqrt(m/n) would give 0.71 of it at b = 1/2."""
+    and the spread extrapolated from the two sizes is too (the fitted rate is 1; the fit
+    turns the noise of the variance ratio, about 2% with 8,000 draws per size, into
+    about 3.4 times as much in the spread, only downward since the rate is kept at least
+    1: 0.92 of the standard error here); the textbook sqrt(m/n) would give 0.71 of it
+    at b = 1/2."""
     rng = np.random.default_rng(11)
     x = rng.normal(size=400)
     scheme = IntervalScheme(SUBSAMPLE, 16000, 0, fraction=0.5)
@@ -115,7 +118,8 @@ def test_subsample_extrapolation_matches_the_variance_of_a_mean() -> None:
     half, second = means[:8000], means[8000:]
     se = x.std(ddof=1) / np.sqrt(x.size)
     assert subsample_scale(0.5) * half.std() == pytest.approx(se, rel=0.05)
-    assert np.sqrt(extrapolated_variance(half, second, 0.5)) == pytest.approx(se, rel=0.06)
+    extrapolated = np.sqrt(extrapolated_variance(half, second, 0.5))
+    assert 0.88 * se <= extrapolated <= 1.01 * se
     assert np.sqrt(0.5) * half.std() < 0.75 * se
 
 
