@@ -9,8 +9,9 @@ their intervals under
 
 * OLD: texts resampled with replacement within each group, percentile interval (what
   every study did); the mean across occupations from the same text-level draws;
-* NEW: the scheme :mod:`gasp.stats` assigns: subsamples of half of each group's texts
-  without replacement, centred and rescaled, for word-set statistics (SRB, set size);
+* NEW: the scheme :mod:`gasp.stats` assigns: subsamples of each group's texts without
+  replacement at two sizes (half of the draws each), the spread extrapolated to the full
+  size, for word-set statistics (SRB, set size);
   the percentile bootstrap of texts for means of per-text values (rate, share; the same
   draws as OLD, widened by sqrt(n/(n-1)) t/z, a factor 1.005 here); whole occupations
   resampled for the mean across occupations (expanded percentile).
@@ -24,10 +25,12 @@ schemes) and how often the 95% interval of the mean difference excludes 0.
 
 Coverage by stereotype strength: for each strength in 0, 0.25, 0.5, 0.75 and 1 (one
 occupation type at a time, ``--strength-replicates`` corpora) it prints how often the
-interval of the SRB score of associated women and of men (subsamples, as the study
-draws them, through :func:`gasp.stats.interval_or_reason`) holds the true score, how
-often no interval is given (the score undefined, or defined in fewer than half of the
-draws), the mean width and the spread of the women's score between corpora. The true score is
+interval of the SRB score of associated women and of men (``--draws`` subsamples at each
+of the two sizes the study draws, through :func:`gasp.stats.interval_or_reason`) holds the
+true score, how often no interval is given (the score undefined, or defined in fewer than
+half of the draws of a size), the mean width and the spread of the women's score between
+corpora; beside it the same for the earlier interval (``PREV``: the half-size draws
+alone, reflected around the score). The true score is
 the expected SRB score of the occupation at that strength and at the study's sample
 size: its mean over ``--truth`` independent corpora of the same size (corpora whose
 score is undefined left out). ``--threshold`` raises the z threshold of the marked
