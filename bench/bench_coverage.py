@@ -9,8 +9,9 @@ their intervals under
 
 * OLD: texts resampled with replacement within each group, percentile interval (what
   every study did); the mean across occupations from the same text-level draws;
-* NEW: the scheme :mod:`gasp.stats` assigns: subsamples of half of each group's texts
-  without replacement, centred and rescaled, for word-set statistics (SRB, set size);
+* NEW: the scheme :mod:`gasp.stats` assigns: subsamples of each group's texts without
+  replacement at two sizes (half of the draws each), the spread extrapolated to the full
+  size, for word-set statistics (SRB, set size);
   the percentile bootstrap of texts for means of per-text values (rate, share; the same
   draws as OLD, widened by sqrt(n/(n-1)) t/z, a factor 1.005 here); whole occupations
   resampled for the mean across occupations (expanded percentile).
@@ -24,10 +25,12 @@ schemes) and how often the 95% interval of the mean difference excludes 0.
 
 Coverage by stereotype strength: for each strength in 0, 0.25, 0.5, 0.75 and 1 (one
 occupation type at a time, ``--strength-replicates`` corpora) it prints how often the
-interval of the SRB score of associated women and of men (subsamples, as the study
-draws them, through :func:`gasp.stats.interval_or_reason`) holds the true score, how
-often no interval is given (the score undefined, or defined in fewer than half of the
-draws), the mean width and the spread of the women's score between corpora. The true score is
+interval of the SRB score of associated women and of men (``--draws`` subsamples at each
+of the two sizes the study draws, through :func:`gasp.stats.interval_or_reason`) holds the
+true score, how often no interval is given (the score undefined, or defined in fewer than
+half of the draws of a size), the mean width and the spread of the women's score between
+corpora; beside it the same for the earlier interval (``PREV``: the half-size draws
+alone, reflected around the score). The true score is
 the expected SRB score of the occupation at that strength and at the study's sample
 size: its mean over ``--truth`` independent corpora of the same size (corpora whose
 score is undefined left out). ``--threshold`` raises the z threshold of the marked
@@ -148,42 +151,71 @@ def _null_replicate(
 BY_STRENGTH = (0.0, 0.25, 0.5, 0.75, 1.0)
 
 
+def _previous_interval(estimate: float, draws: np.ndarray) -> tuple[float, float] | None:
+    """The interval of earlier versions, written out here: half-size subsamples only,
+    ``[est - (q_hi - c), est - (q_lo - c)]`` with ``c`` the draws' mean (the factor
+    ``sqrt(b/(1-b))`` is 1 at ``b = 1/2``); None where it was withheld (the estimate
+    undefined, or fewer than half of the draws defined)."""
+    finite = draws[np.isfinite(draws)]
+    if not np.isfinite(estimate) or finite.size < 0.5 * draws.size or finite.size == 0:
+        return None
+    q_low, q_high = np.quantile(finite, [0.025, 0.975])
+    c = finite.mean()
+    return estimate - (q_high - c), estimate - (q_low - c)
+
+
 def by_strength(
     world: PlantedWorld, reps: int, truth_reps: int, draws: int, rng: np.random.Generator
 ) -> None:
-    """Print the coverage of the per-occupation SRB interval at each strength."""
-    scheme = IntervalScheme(SUBSAMPLE, draws, 0, fraction=0.5)
+    """Print the coverage of the per-occupation SRB interval at each strength, for the
+    interval of :func:`gasp.stats.interval_or_reason` (``draws`` subsamples at each of
+    the two sizes) and for the earlier half-size interval (the same ``draws`` subsamples
+    of half the texts)."""
+    scheme = IntervalScheme(SUBSAMPLE, 2 * draws, 0, fraction=0.5)
     print(
-        f"# by strength: {reps} corpora per strength, {draws} subsamples, truth = mean SRB "
-        f"over {truth_reps} corpora of the same size; SRB of associated women and men pooled"
+        f"# by strength: {reps} corpora per strength, {draws} subsamples at each size, truth "
+        f"= mean SRB over {truth_reps} corpora of the same size; SRB of associated women and "
+        "men pooled; PREV = the earlier half-size interval"
     )
     print(
         f"{'strength':>8} {'truth F':>8} {'truth M':>8} {'covers':>7} {'no interval':>12} "
-        f"{'width':>7} {'sd SRB F':>9} {'intervals':>10}"
+        f"{'width':>7} {'intervals':>10} {'PREV covers':>12} {'no interval':>12} "
+        f"{'width':>7} {'sd SRB F':>9}"
     )
     for strength in BY_STRENGTH:
         probs = world.probabilities(strength)
         truth = expected_statistics(world, probs, truth_reps, rng)
-        hits: list[bool] = []
-        widths: list[float] = []
-        missing = 0
+        hits: dict[str, list[bool]] = {"new": [], "prev": []}
+        widths: dict[str, list[float]] = {"new": [], "prev": []}
         scores: dict[str, list[float]] = {"srb_F": [], "srb_M": []}
         for _ in range(reps):
             observed, sub = occupation_statistics(world, world.sample(probs, rng), scheme, rng)
             for key in ("srb_F", "srb_M"):
                 scores[key].append(observed[key])
                 low, high, note = interval_or_reason(observed[key], sub[key], scheme)
-                if note or not np.isfinite(low):
-                    missing += 1
-                    continue
-                hits.append(low <= truth[key] <= high)
-                widths.append(high - low)
-        cover = float(np.mean(hits)) if hits else float("nan")
-        width = float(np.mean(widths)) if widths else float("nan")
+                if not note and np.isfinite(low):
+                    hits["new"].append(low <= truth[key] <= high)
+                    widths["new"].append(high - low)
+                prev = _previous_interval(observed[key], sub[key][:draws])
+                if prev is not None:
+                    hits["prev"].append(prev[0] <= truth[key] <= prev[1])
+                    widths["prev"].append(prev[1] - prev[0])
+        cells = []
+        for name in ("new", "prev"):
+            given = len(hits[name])
+            cells.append(
+                (
+                    float(np.mean(hits[name])) if given else float("nan"),
+                    1.0 - given / (2 * reps),
+                    float(np.mean(widths[name])) if given else float("nan"),
+                    given,
+                )
+            )
+        (c, miss, w, n), (pc, pmiss, pw, _) = cells
         print(
-            f"{strength:>8.2f} {truth['srb_F']:>8.3f} {truth['srb_M']:>8.3f} {cover:>7.3f} "
-            f"{missing / (2 * reps):>12.3f} {width:>7.3f} {np.nanstd(scores['srb_F']):>9.3f} "
-            f"{len(hits):>10}"
+            f"{strength:>8.2f} {truth['srb_F']:>8.3f} {truth['srb_M']:>8.3f} {c:>7.3f} "
+            f"{miss:>12.3f} {w:>7.3f} {n:>10} {pc:>12.3f} {pmiss:>12.3f} {pw:>7.3f} "
+            f"{np.nanstd(scores['srb_F']):>9.3f}"
         )
 
 

@@ -8,8 +8,8 @@ Measured with these seeds (SRB of associated women and men pooled, 300 intervals
 * old scheme, texts resampled with replacement, percentile interval: 0.77. The
   resampled scores lean toward 0 (repeated texts mark more words), so the intervals
   sit beside the truth.
-* new scheme, half of each group's texts drawn without replacement, centred and
-  rescaled by sqrt(b/(1-b)): 0.97.
+* new scheme, each group's texts drawn without replacement at two sizes (30 subsamples
+  of half of them, 30 of 71%), spread extrapolated to the full size: 0.94.
 
 The test requires the old scheme below 0.85 and the new one within [0.90, 0.99].
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from gasp.errors import ConfigError
 from gasp.stats import (
@@ -28,8 +29,11 @@ from gasp.stats import (
     describe_interval,
     draw_weights,
     expansion,
+    extrapolated_variance,
+    first_size_draws,
     interval_from_draws,
     mean_interval,
+    second_fraction,
     subsample_scale,
     subsample_size,
 )
@@ -39,8 +43,8 @@ from gasp.testing import PlantedWorld, expected_statistics, occupation_statistic
 def test_description_names_scheme_draws_fraction_and_seed() -> None:
     scheme = IntervalScheme(SUBSAMPLE, 1000, 0, fraction=0.5)
     assert scheme.describe() == (
-        "95% interval from 1,000 subsamples of 50% of texts without replacement "
-        "(within each group), rescaled by sqrt(b/(1-b)); seed 0"
+        "95% interval from 1,000 subsamples of texts without replacement (within each "
+        "group), half of 50% and half of 70.71%, spread extrapolated to the full size; seed 0"
     )
     boot = IntervalScheme(BOOTSTRAP, 200, 7, 0.9, unit="answers")
     assert boot.describe() == (
@@ -67,37 +71,56 @@ def test_subsample_draws_repeat_no_text() -> None:
     rng = np.random.default_rng(3)
     w = draw_weights(IntervalScheme(SUBSAMPLE, 50, 0, fraction=0.3), rng, 21)
     assert set(np.unique(w)) == {0.0, 1.0}
-    assert subsample_size(21, 0.3) == 6
-    assert (w.sum(axis=1) == 6).all()
+    assert subsample_size(21, 0.3) == 6 and first_size_draws(50) == 25
+    assert (w[:25].sum(axis=1) == 6).all()  # the first half at b, the rest at sqrt(b)
+    assert second_fraction(0.3) == pytest.approx(np.sqrt(0.3))
+    assert subsample_size(21, np.sqrt(0.3)) == 12
+    assert (w[25:].sum(axis=1) == 12).all()
     boot = draw_weights(IntervalScheme(BOOTSTRAP, 50, 0), rng, 21)
     assert (boot.sum(axis=1) == 21).all() and boot.max() > 1  # repeats happen
     assert subsample_size(2, 0.5) == 1 and subsample_size(1, 0.5) == 1
 
 
 def test_subsample_interval_by_hand() -> None:
-    draws = np.arange(101, dtype=float) / 100.0  # mean 0.5, 2.5% and 97.5% quantiles
-    scheme = IntervalScheme(SUBSAMPLE, 101, 0, fraction=0.8)
-    low, high = interval_from_draws(2.0, draws, scheme)
-    s = np.sqrt(0.8 / 0.2)
-    assert s == pytest.approx(subsample_scale(0.8)) == pytest.approx(2.0)
-    assert low == pytest.approx(2.0 - s * (0.975 - 0.5))
-    assert high == pytest.approx(2.0 - s * (0.025 - 0.5))
+    """b = 1/2, b2 = sqrt(1/2): the subsample variance at x is V_n (x^-g - 1), so the
+    variance ratio is 2.414 at g = 1 (V_n = v1) and 3 at g = 2 (V_n = v1 / 3)."""
+    first = np.array([-1.0, 0.0, 1.0, np.nan])  # variance 1 over the three defined
+    t2 = stats.t.ppf(0.975, 2)
+    scheme = IntervalScheme(SUBSAMPLE, 8, 0, fraction=0.5)
+    slow = np.sqrt(1 / 3) * first  # ratio 3: the rate 2
+    low, high = interval_from_draws(2.0, np.concatenate([first, slow]), scheme)
+    assert (low, high) == pytest.approx((2.0 - t2 * np.sqrt(1 / 3), 2.0 + t2 * np.sqrt(1 / 3)))
+    as_mean = np.sqrt(1 / (1 + np.sqrt(2))) * first  # ratio 2.414: the rate 1
+    assert interval_from_draws(2.0, np.concatenate([first, as_mean]), scheme) == pytest.approx(
+        (2.0 - t2, 2.0 + t2)
+    )
+    flat = interval_from_draws(2.0, np.concatenate([first, first]), scheme)  # ratio 1: kept at 1
+    assert flat == pytest.approx((2.0 - t2, 2.0 + t2))
+    assert subsample_scale(0.8) == pytest.approx(2.0)
+    draws = np.arange(101, dtype=float) / 100.0
     plain = interval_from_draws(2.0, draws, IntervalScheme(BOOTSTRAP, 101, 0))
     assert plain == pytest.approx((0.025, 0.975))
     assert np.isnan(interval_from_draws(1.0, np.array([np.nan]), scheme)[0])
 
 
-def test_subsample_rescaling_matches_the_variance_of_a_mean() -> None:
-    """For a mean, sqrt(b/(1-b)) times the subsample spread is the standard error; the
-    textbook sqrt(m/n) would give 0.71 of it at b = 1/2."""
+def test_subsample_extrapolation_matches_the_variance_of_a_mean() -> None:
+    """For a mean, sqrt(b/(1-b)) times the subsample spread at b is the standard error,
+    and the spread extrapolated from the two sizes is too (the fitted rate is 1; the fit
+    turns the noise of the variance ratio, about 2% with 8,000 draws per size, into
+    about 3.4 times as much in the spread, only downward since the rate is kept at least
+    1: 0.92 of the standard error here); the textbook sqrt(m/n) would give 0.71 of it
+    at b = 1/2."""
     rng = np.random.default_rng(11)
     x = rng.normal(size=400)
-    scheme = IntervalScheme(SUBSAMPLE, 4000, 0, fraction=0.5)
+    scheme = IntervalScheme(SUBSAMPLE, 16000, 0, fraction=0.5)
     w = draw_weights(scheme, rng, x.size)
     means = (w @ x) / w.sum(axis=1)
+    half, second = means[:8000], means[8000:]
     se = x.std(ddof=1) / np.sqrt(x.size)
-    assert subsample_scale(0.5) * means.std() == pytest.approx(se, rel=0.05)
-    assert np.sqrt(0.5) * means.std() < 0.75 * se
+    assert subsample_scale(0.5) * half.std() == pytest.approx(se, rel=0.05)
+    extrapolated = np.sqrt(extrapolated_variance(half, second, 0.5))
+    assert 0.88 * se <= extrapolated <= 1.01 * se
+    assert np.sqrt(0.5) * half.std() < 0.75 * se
 
 
 def test_expansion_by_hand() -> None:

@@ -4,11 +4,11 @@ The coverage check draws corpora of one planted occupation per strength
 (``PlantedWorld(n_texts=60, words_per_text=25)``) and asks how often the interval of
 the SRB scores of associated women and men holds the true score: the expected score at
 that strength and sample size, the mean over independent corpora of the same size.
-Measured with these seeds (20 subsamples per interval, as the study draws by default;
-about 120 intervals per strength): 0.903, 0.904, 0.958, 0.992, 0.975 at strengths 0,
-0.25, 0.5, 0.75, 1. The interval never falls below 0.90 here, but at 0.75 it is wider
-than it needs to be (above the 0.98 of the target band); ``bench/bench_coverage.py``
-shows the settings where it falls short.
+Measured with these seeds (40 subsamples per interval, 20 at each of the two sizes, as
+the study draws by default; about 100 to 120 intervals per strength): 0.913, 0.955,
+0.966, 0.950, 0.933 at strengths 0, 0.25, 0.5, 0.75, 1; each must lie in the target
+band 0.90-0.98. ``bench/bench_coverage.py`` shows the setting where it falls short
+(strength 0 at a z threshold of 3).
 """
 
 from __future__ import annotations
@@ -23,20 +23,28 @@ from gasp.stats import SUBSAMPLE, IntervalScheme, interval_from_draws, interval_
 from gasp.studies.more_of_the_same.report._audit_how import no_interval_sentence
 from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
 
-SCHEME = IntervalScheme(SUBSAMPLE, 20, 0, fraction=0.5)
+SCHEME = IntervalScheme(SUBSAMPLE, 40, 0, fraction=0.5)
 
 
 def test_no_interval_when_most_draws_are_undefined() -> None:
+    scheme = IntervalScheme(SUBSAMPLE, 10, 0, fraction=0.5)
     draws = np.array([-0.4, -0.5] + [np.nan] * 8)
-    low, high, note = interval_or_reason(-0.45, draws, SCHEME)
+    low, high, note = interval_or_reason(-0.45, draws, scheme)
     assert np.isnan(low) and np.isnan(high)
     assert note.startswith("defined in only 2 of 10 draws")
-    low, high, note = interval_or_reason(float("nan"), np.zeros(10), SCHEME)
+    low, high, note = interval_or_reason(float("nan"), np.zeros(10), scheme)
     assert np.isnan(low) and note == "the statistic itself is undefined"
-    half = np.array([-0.4, -0.5, -0.3, -0.45, -0.35] + [np.nan] * 5)
-    low, high, note = interval_or_reason(-0.4, half, SCHEME)
+    nan = np.nan
+    half = np.array([-0.4, -0.5, -0.3, nan, nan, -0.45, -0.35, -0.42, nan, nan])
+    low, high, note = interval_or_reason(-0.4, half, scheme)
     assert note == ""
-    assert (low, high) == pytest.approx(interval_from_draws(-0.4, half[:5], SCHEME))
+    assert (low, high) == pytest.approx(interval_from_draws(-0.4, half, scheme))
+    assert low < -0.4 < high
+    # the larger subsamples (the second half of the draws) mostly undefined: withheld
+    lopsided = np.array([-0.4, -0.5, -0.3, -0.2, -0.1, -0.45, nan, nan, nan, nan])
+    assert interval_or_reason(-0.4, lopsided, scheme)[2].startswith("defined in only 6 of 10")
+    two = IntervalScheme(SUBSAMPLE, 2, 0, fraction=0.5)  # one draw at each size
+    assert interval_or_reason(-0.4, np.array([-0.4, -0.5]), two)[2].startswith("fewer than two")
 
 
 def _scores() -> pd.DataFrame:
@@ -100,4 +108,4 @@ def test_coverage_by_strength(strength: float) -> None:
                 hits.append(low <= truth[key] <= high)
     print(f"strength {strength}: coverage {np.mean(hits):.3f} of {len(hits)} intervals")
     assert len(hits) >= 100
-    assert 0.90 <= float(np.mean(hits)) <= 0.995
+    assert 0.90 <= float(np.mean(hits)) <= 0.98

@@ -9,26 +9,24 @@ Three schemes, chosen by what the statistic is:
     ``1 - alpha/2`` quantiles of the resampled statistic.
 
 ``subsample``
-    Subsampling without replacement at a fixed fraction ``b = m/n`` (within each group
-    of texts), for statistics computed from the *set* of significant words (SRB scores,
-    word-set sizes). A with-replacement resample repeats texts, which inflates word
-    counts: a word with no real difference has a resampled z-score spread around its
-    observed one, so about three times as many such words pass a 1.96 threshold, the
-    sets grow and Chamfer distances shrink toward 0. A subsample is a genuine smaller
-    sample, so its word sets behave like those of a real sample of size ``m``. The
-    interval is ``[est - s (q_hi - c), est - s (q_lo - c)]`` where ``q`` are quantiles
-    of the subsample statistics and ``c`` their mean, with ``s = sqrt(m / (n - m))``:
-    a without-replacement subsample mean has variance ``sigma^2 (n - m) / (m n)``
-    (finite-population correction) while the estimate has ``sigma^2 / n``, so the
-    deviations are multiplied by ``sqrt(m / (n - m)) = sqrt(b / (1 - b))`` (the delete-d
-    jackknife factor of Shao and Wu 1989). With ``b = 1/2`` it is 1. The textbook
-    ``sqrt(m / n)`` assumes ``m/n -> 0`` and, at a fixed half, makes intervals too short
-    by a factor 0.71. Centring at ``c`` rather than at the estimate (allowed by
-    Politis, Romano and Wolf 1999, Section 2.2) matters for word-set statistics: their
-    expectation moves with the sample size (a smaller sample marks fewer words), so
-    subsamples of size ``m`` sit around the value at ``m``, not at ``n``; reflecting
-    around the estimate would push the interval away by that drift.
-
+    Subsampling without replacement (within each group of texts) at two fractions,
+    ``b = m/n`` and ``b2 = sqrt(b)`` (the size halfway between ``m`` and ``n`` on a log
+    scale), for statistics computed from the *set* of significant words (SRB scores,
+    word-set sizes). The first half of the draws is taken at ``b``, the second at
+    ``b2``. A with-replacement resample repeats texts, which inflates word counts: a
+    word with no real difference has a resampled z-score spread around its observed
+    one, so about three times as many such words pass a 1.96 threshold, the sets grow
+    and Chamfer distances shrink toward 0. A subsample is a genuine smaller sample, so
+    its word sets behave like those of a real sample of its size. The spread at the
+    full size ``n`` is extrapolated from the two sizes: the variance of the subsample
+    statistic at fraction ``x`` is modelled as ``V_n (x^-g - 1)`` (for a mean, ``g = 1``:
+    the finite-population correction ``sigma^2 (1/m - 1/n)``, which gives the delete-d
+    jackknife factor ``b / (1 - b)`` of Shao and Wu 1989). The rate ``g`` is fitted to
+    the ratio of the two variances and kept at least 1: a set chosen by a threshold
+    fills in as the sample grows, so its statistic can settle faster than ``1/n``
+    (fewer, more variable words at ``m``), and a slower apparent rate comes from words
+    flipping at the threshold, which subsamples close to ``n`` overstate. The interval
+    is ``est -+ t_{k-1} sqrt(V_n)`` (``k`` draws at ``b``), centred at the estimate.
 ``cluster``
     Bootstrap of whole clusters (occupations, jobs, templates) for a mean across them:
     each cluster's value is kept as computed and the clusters are drawn with replacement.
@@ -135,8 +133,9 @@ class IntervalScheme:
 def describe_interval(record: Mapping[str, Any] | None) -> str:
     """One sentence for a report from a saved :meth:`IntervalScheme.record`.
 
-    For example "95% interval from 1,000 subsamples of 50% of texts without
-    replacement, rescaled; seed 0".
+    For example "95% interval from 1,000 subsamples of texts without replacement (within
+    each group), half of 50% and half of 70.71%, spread extrapolated to the full size;
+    seed 0".
     """
     if not record or not record.get("interval_scheme"):
         return "how the interval was obtained was not saved with these results"
@@ -151,8 +150,9 @@ def describe_interval(record: Mapping[str, Any] | None) -> str:
     if scheme == SUBSAMPLE:
         frac = float(record.get("interval_fraction") or DEFAULT_FRACTION)
         what = (
-            f"{draws:,} subsamples of {frac * 100:.4g}% of {unit} without replacement "
-            f"(within each group), rescaled by sqrt(b/(1-b))"
+            f"{draws:,} subsamples of {unit} without replacement (within each group), half "
+            f"of {frac * 100:.4g}% and half of {second_fraction(frac) * 100:.4g}%, spread "
+            "extrapolated to the full size"
         )
     else:
         kind = "expanded percentile" if record.get("interval_expanded") else "percentile"
@@ -181,9 +181,12 @@ def draw_weights(
     if rows == 0 or n == 0:
         return out
     if scheme.scheme == SUBSAMPLE:
-        m = subsample_size(n, float(scheme.fraction or DEFAULT_FRACTION))
-        order = np.argsort(rng.random((rows, n)), axis=1)[:, :m]
-        np.put_along_axis(out, order, 1.0, axis=1)
+        b = float(scheme.fraction or DEFAULT_FRACTION)
+        first = first_size_draws(rows)
+        ranks = np.argsort(np.argsort(rng.random((rows, n)), axis=1), axis=1)
+        m = np.full(rows, subsample_size(n, b))
+        m[first:] = subsample_size(n, second_fraction(b))
+        out[ranks < m[:, None]] = 1.0
         return out
     picks = rng.integers(0, n, size=(rows, n))
     np.add.at(out, (np.repeat(np.arange(rows), n), picks.ravel()), 1.0)
@@ -191,29 +194,81 @@ def draw_weights(
 
 
 def subsample_scale(fraction: float) -> float:
-    """The factor ``sqrt(b / (1 - b))`` applied to subsample deviations (see the module notes)."""
+    """The factor ``sqrt(b / (1 - b))`` that turns the spread of subsamples at fraction ``b``
+    into the spread at the full size, for a statistic whose variance falls like ``1/n``."""
     return float(np.sqrt(fraction / (1.0 - fraction)))
+
+
+def second_fraction(fraction: float) -> float:
+    """The second subsample fraction ``sqrt(b)``: halfway between ``m`` and ``n`` on a log scale."""
+    return float(np.sqrt(fraction))
+
+
+def first_size_draws(draws: int) -> int:
+    """How many of ``draws`` subsamples are taken at the first fraction (the rest at the second)."""
+    return (draws + 1) // 2
+
+
+_RATES = np.linspace(1.0, 8.0, 400)
+
+
+def extrapolated_variance(first: np.ndarray, second: np.ndarray, fraction: float) -> np.ndarray:
+    """Variance of a statistic at the full size from subsample draws at two fractions.
+
+    ``first`` and ``second`` hold draws (last axis; NaN left out) at ``b = fraction`` and
+    ``b2 = sqrt(b)``. The subsample variance at fraction ``x`` is modelled as
+    ``V_n (x^-g - 1)`` with ``g`` in [1, 8] fitted to the ratio of the two variances
+    (``g = 1`` where fewer than two draws of the second size are defined); returns ``V_n``
+    for every leading index.
+    """
+    b, b2 = fraction, second_fraction(fraction)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v1 = _variance(first)
+        v2 = _variance(second)
+        curve = (b**-_RATES - 1.0) / (b2**-_RATES - 1.0)  # increases with the rate
+        rate = np.interp(np.where(v2 > 0, v1 / v2, np.inf), curve, _RATES)
+        rate = np.where(np.isfinite(v2), rate, 1.0)
+    return np.asarray(v1 / (b**-rate - 1.0))
+
+
+def _variance(values: np.ndarray) -> np.ndarray:
+    """Sample variance over the last axis with NaN left out (NaN below two values)."""
+    x = np.asarray(values, dtype=np.float64)
+    k = np.isfinite(x).sum(axis=-1)
+    mean = np.nansum(x, axis=-1) / np.maximum(k, 1)
+    ss = np.nansum((x - mean[..., None]) ** 2, axis=-1)
+    return np.where(k >= 2, ss / np.maximum(k - 1, 1), np.nan)
 
 
 def interval_from_draws(
     estimate: float, draws: np.ndarray, scheme: IntervalScheme
 ) -> tuple[float, float]:
-    """The interval of ``estimate`` from the finite ``draws`` of ``scheme``; NaN without any.
+    """The interval of ``estimate`` from the ``draws`` of ``scheme`` (NaN ones left out);
+    NaN without any.
 
-    Bootstrap and cluster schemes give percentile intervals; the subsample scheme gives
-    ``[est - s (q_hi - est), est - s (q_lo - est)]`` with ``s = sqrt(b / (1 - b))``.
+    Bootstrap and cluster schemes give percentile intervals. The subsample scheme takes
+    the draws in the order :func:`draw_weights` made them (the first
+    :func:`first_size_draws` at ``b``, the others at ``sqrt(b)``) and gives
+    ``est -+ t_{k-1} sqrt(V_n)`` with ``V_n`` from :func:`extrapolated_variance`.
     """
-    values = np.asarray(draws, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if values.size == 0 or not np.isfinite(estimate):
+    values = np.asarray(draws, dtype=np.float64).ravel()
+    if not np.isfinite(values).any() or not np.isfinite(estimate):
         return float("nan"), float("nan")
     alpha = (1.0 - scheme.confidence) / 2.0
-    q_low, q_high = (float(q) for q in np.quantile(values, [alpha, 1.0 - alpha]))
     if scheme.scheme != SUBSAMPLE:
+        finite = values[np.isfinite(values)]
+        q_low, q_high = (float(q) for q in np.quantile(finite, [alpha, 1.0 - alpha]))
         return q_low, q_high
-    s = subsample_scale(float(scheme.fraction or DEFAULT_FRACTION))
-    center = float(values.mean())
-    return estimate - s * (q_high - center), estimate - s * (q_low - center)
+    split = first_size_draws(values.size)
+    first = values[:split]
+    k = int(np.isfinite(first).sum())
+    if k < 2:
+        return float("nan"), float("nan")
+    variance = float(
+        extrapolated_variance(first, values[split:], float(scheme.fraction or DEFAULT_FRACTION))
+    )
+    half = float(stats.t.ppf(1.0 - alpha, k - 1)) * float(np.sqrt(variance))
+    return estimate - half, estimate + half
 
 
 def interval_or_reason(
@@ -235,13 +290,19 @@ def interval_or_reason(
         return nan, nan, ""
     if not np.isfinite(estimate):
         return nan, nan, "the statistic itself is undefined"
-    if defined < MIN_DEFINED_SHARE * values.size:
+    parts = [values]
+    if scheme.scheme == SUBSAMPLE:
+        split = first_size_draws(values.size)
+        parts = [values[:split], values[split:]]
+    if any(np.isfinite(p).sum() < MIN_DEFINED_SHARE * p.size for p in parts):
         return (
             nan,
             nan,
             f"defined in only {defined} of {values.size} draws (an empty word set in the "
             "others), so no interval can cover it",
         )
+    if scheme.scheme == SUBSAMPLE and np.isfinite(parts[0]).sum() < 2:
+        return nan, nan, "fewer than two subsamples of the first size, so no spread to measure"
     low, high = interval_from_draws(estimate, values, scheme)
     return low, high, ""
 

@@ -42,8 +42,9 @@ class AnalysisConfig:
             its defaults.
         embeddings: name of the word embeddings for SRB (``"glove"`` by default) or an
             embeddings object already loaded.
-        n_bootstrap: subsamples behind the interval of each SRB score (0 switches the
-            intervals off); see :meth:`srb_interval_scheme`.
+        n_bootstrap: subsamples behind the interval of each SRB score, half of them at
+            ``subsample_fraction`` and half at its square root (0 switches the intervals
+            off); see :meth:`srb_interval_scheme`.
         subsample_fraction: share ``b`` of each group's generations drawn, without
             replacement, into each subsample (see :mod:`gasp.stats` resampling notes).
         ci_level: level of those intervals.
@@ -73,7 +74,7 @@ class AnalysisConfig:
     calibrated: bool = True
     calibration: Any = None
     embeddings: Any = "glove"
-    n_bootstrap: int = 20
+    n_bootstrap: int = 40
     subsample_fraction: float = 0.5
     ci_level: float = 0.95
     n_permutations: int = 50

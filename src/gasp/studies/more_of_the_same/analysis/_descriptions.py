@@ -22,8 +22,8 @@ generations and ``min_share`` of its unspecified generations, and when it has
 generations naming women and men; the others are listed with the reason.
 
 Beyond the paper, each score gets an interval from subsamples (a share of the
-generations of each of the five groups drawn without replacement, marked words and SRB
-recomputed, deviations rescaled; seeded; see :mod:`gasp.stats` resampling notes and
+generations of each of the five groups drawn without replacement at two sizes, SRB
+recomputed, spread extrapolated to the full size; seeded; see :mod:`gasp.stats` notes and
 ``docs/intervals.md``), the mean scores across units get an interval from resampled
 units (occupations), and a permutation test shuffles the associated labels ``F``/``M``
 among each unit's associated generations (named word sets fixed) and recomputes both
@@ -56,7 +56,8 @@ Tables (names from :mod:`gasp.results`):
     The SRB score is not a smooth statistic: a with-replacement resample repeats
     generations, which lets more words pass the threshold, and larger word sets have
     smaller Chamfer distances, so such resamples lean toward 0. Subsamples repeat no
-    generation; their deviations from the score, rescaled, give the interval.
+    generation; their spread at two sizes, extrapolated to all generations, gives the
+    interval around the score.
     Next to the paper's score, the name-free variant (:mod:`._name_free`) removes person
     first names and explicit gender terms from ``S``, ``A`` and ``B`` alike, computed in
     the same pass: score_names_removed, ch_specified_F_names_removed,

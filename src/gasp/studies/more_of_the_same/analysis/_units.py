@@ -277,8 +277,9 @@ class UnitAnalysis:
     def bootstrap(self, rng: np.random.Generator) -> dict[str, np.ndarray]:
         """SRB scores per associated gender of each resampled draw (NaN where undefined).
 
-        The draws follow :meth:`AnalysisConfig.srb_interval_scheme`: by default each draw
-        keeps a fixed share of every group's generations, chosen without replacement
+        The draws follow :meth:`AnalysisConfig.srb_interval_scheme`: each draw keeps a
+        share of every group's generations (``b`` in the first half of the draws,
+        ``sqrt(b)`` in the second, in that order), chosen without replacement
         (the unit's other generations, which feed the topic prior, too), so that no
         generation is repeated and the marked word sets are those of a real smaller
         sample. The interval is made from these draws by :func:`gasp.stats.interval_from_draws`.
