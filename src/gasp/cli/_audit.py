@@ -50,7 +50,7 @@ def audit_command(
     study_option: Annotated[
         list[str] | None, typer.Option(help="[STUDY:]KEY=VALUE study option (repeatable).")
     ] = None,
-    max_concurrency: gen.MaxConcurrencyOption = 16,
+    max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
@@ -58,21 +58,18 @@ def audit_command(
         STEP_FAILED_EXIT_CODE,
         AuditPlan,
         baseline_of,
+        check_studies,
         execute,
         parse_margins,
         parse_models,
         scoped,
     )
+    from gasp.cli._preflight import check_out_folder
     from gasp.studies import study_names
 
     models = parse_models(list(model or []), list(system_prompt_variant or []))
     names = [s.strip() for s in (studies or ",".join(study_names())).split(",") if s.strip()]
-    unknown = [n for n in names if n not in study_names()]
-    if unknown or not names:
-        raise ConfigError(
-            f"unknown study {unknown[0] if unknown else ''!r}; the studies are: "
-            + ", ".join(study_names())
-        )
+    check_studies(names)
     base = baseline_of(models, baseline)
     if fail_on not in (None, "worse"):
         raise ConfigError(f"--fail-on must be 'worse', got {fail_on!r}")
@@ -86,8 +83,7 @@ def audit_command(
         "study": scoped(list(study_option or []), set(names), "--study-option"),
         "max_concurrency": max_concurrency,
     }
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} exists and is not a folder")
+    check_out_folder(out)
     plan = AuditPlan(models, names, out, quick, seed, options, base, level)
     title = f"gasp audit: {len(models)} models x {len(names)} studies -> {out}"
     code, records = execute(plan, title, fail_on=fail_on, margins=margins, junit=junit)

@@ -75,6 +75,18 @@ def parse_models(specs: list[str], variants: list[str]) -> list[AuditModel]:
     return models
 
 
+def check_studies(names: list[str]) -> None:
+    """Raise :class:`ConfigError` for an unknown study name, or for no study at all."""
+    from gasp.studies import study_names
+
+    unknown = [n for n in names if n not in study_names()]
+    if unknown or not names:
+        raise ConfigError(
+            f"unknown study {unknown[0] if unknown else ''!r}; the studies are: "
+            + ", ".join(study_names())
+        )
+
+
 def scoped(pairs: list[str], names: set[str], flag: str) -> dict[str | None, list[str]]:
     """``[SCOPE:]KEY=VALUE`` pairs by scope (None: every model or study)."""
     out: dict[str | None, list[str]] = {}
@@ -324,6 +336,7 @@ __all__ = [
     "AuditPlan",
     "baseline_of",
     "check_resume",
+    "check_studies",
     "execute",
     "finish",
     "parse_margins",

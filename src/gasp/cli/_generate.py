@@ -76,7 +76,7 @@ def generate_command(
     temperature: gen.TemperatureOption = None,
     top_p: gen.TopPOption = None,
     seed: Annotated[int, typer.Option(help="Run seed; per-sample seeds derive from it.")] = 0,
-    max_concurrency: gen.MaxConcurrencyOption = 16,
+    max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
     base_url: gen.BaseUrlOption = None,
     api_key_env: gen.ApiKeyEnvOption = None,
     dry_run: Annotated[

@@ -63,6 +63,8 @@ TopPOption = Annotated[float | None, typer.Option(help="Nucleus sampling mass (d
 MaxTokensOption = Annotated[
     int | None, typer.Option(help="Most tokens per answer (default: the study's, else 256).")
 ]
+#: Most requests in flight unless ``--max-concurrency`` says otherwise.
+DEFAULT_MAX_CONCURRENCY = 16
 MaxConcurrencyOption = Annotated[int, typer.Option(help="Most requests in flight.")]
 BaseUrlOption = Annotated[
     list[str] | None,
@@ -177,7 +179,7 @@ class GenerationOptions:
     temperature: float = 1.0
     top_p: float = 1.0
     seed: int = 0
-    max_concurrency: int = 16
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None
     max_requests: int | None = None
@@ -240,6 +242,7 @@ class GenerationOptions:
 
 
 __all__ = [
+    "DEFAULT_MAX_CONCURRENCY",
     "ApiKeyEnvOption",
     "BaseUrlOption",
     "BatchOption",

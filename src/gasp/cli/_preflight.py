@@ -25,6 +25,12 @@ def _nearest_existing(path: Path) -> Path:
     return current
 
 
+def check_out_folder(out: Path) -> None:
+    """Raise :class:`ConfigError` when ``--out`` names something that is not a folder."""
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} exists and is not a folder")
+
+
 def check_writable_folder(folder: Path, what: str, hint: str = "") -> None:
     """Raise :class:`ConfigError` when ``folder`` (``what``: "results folder", ...) can
     neither be written nor created; ``hint`` says what to do instead."""

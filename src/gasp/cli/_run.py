@@ -18,7 +18,7 @@ from rich.console import Console
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.cli._preflight import check_run
+from gasp.cli._preflight import check_out_folder, check_run
 from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import ConfigError
 
@@ -57,7 +57,7 @@ def run_command(
     temperature: gen.TemperatureOption = None,
     top_p: gen.TopPOption = None,
     seed: Annotated[int, typer.Option(help="Run seed (generation, bootstrap, probe).")] = 0,
-    max_concurrency: gen.MaxConcurrencyOption = 16,
+    max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
     base_url: gen.BaseUrlOption = None,
     api_key_env: gen.ApiKeyEnvOption = None,
     max_requests: gen.MaxRequestsOption = None,
@@ -164,8 +164,7 @@ def run_command(
     if out is None:
         name = f"{'quick-' if quick else ''}{_slug(Path(study).stem)}-{_slug(model)}"
         out = Path("runs") / name
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} exists and is not a folder")
+    check_out_folder(out)
     paths = run_folder_paths(out)
     skipped = set(skip or [])
     steps = [s for s in Step if s not in skipped]

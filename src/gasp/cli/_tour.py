@@ -20,7 +20,6 @@ import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError
 
 #: Exit status of ``gasp tour`` when some study did not finish.
 STUDY_FAILED_EXIT_CODE = 1
@@ -39,19 +38,19 @@ def tour_command(
 ) -> None:
     """Run the quick version of every study (the quick audit of one model) and write the
     scorecard page linking the reports."""
-    from gasp.cli._audit_run import AuditPlan, execute, parse_models
+    from gasp.cli._audit_run import AuditPlan, check_studies, execute, parse_models
+    from gasp.cli._preflight import check_out_folder
     from gasp.studies import study_names
 
     names = list(dict.fromkeys(study or study_names()))
-    unknown = [n for n in names if n not in study_names()]
-    if unknown:
-        raise ConfigError(
-            f"unknown study {unknown[0]!r}; the studies are: {', '.join(study_names())}"
-        )
+    check_studies(names)
     models = parse_models([model], [])
-    if out.exists() and not out.is_dir():
-        raise ConfigError(f"--out {out} exists and is not a folder")
-    options = {"model": {None: list(model_option or ())}, "study": {}, "max_concurrency": 16}
+    check_out_folder(out)
+    options = {
+        "model": {None: list(model_option or ())},
+        "study": {},
+        "max_concurrency": gen.DEFAULT_MAX_CONCURRENCY,
+    }
     plan = AuditPlan(models, names, out, quick=True, seed=seed, options=options, probe=True)
     title = f"gasp tour: {len(names)} studies on {model} -> {out}/{models[0].name}"
     _, records = execute(plan, title)
