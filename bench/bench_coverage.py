@@ -11,7 +11,8 @@ their intervals under
   every study did); the mean across occupations from the same text-level draws;
 * NEW: the scheme :mod:`gasp.stats` assigns: subsamples of each group's texts without
   replacement at two sizes (half of the draws each), the spread extrapolated to the full
-  size, for word-set statistics (SRB, set size);
+  size, for word-set statistics (SRB, set size; an SRB interval is withheld where the
+  study withholds it, see :func:`gasp.stats.interval_or_reason`);
   the percentile bootstrap of texts for means of per-text values (rate, share; the same
   draws as OLD, widened by sqrt(n/(n-1)) t/z, a factor 1.005 here); whole occupations
   resampled for the mean across occupations (expanded percentile).
@@ -25,16 +26,19 @@ schemes) and how often the 95% interval of the mean difference excludes 0.
 
 Coverage by stereotype strength: for each strength in 0, 0.25, 0.5, 0.75 and 1 (one
 occupation type at a time, ``--strength-replicates`` corpora) it prints how often the
-interval of the SRB score of associated women and of men (``--draws`` subsamples at each
-of the two sizes the study draws, through :func:`gasp.stats.interval_or_reason`) holds the
-true score, how often no interval is given (the score undefined, or defined in fewer than
-half of the draws of a size), the mean width and the spread of the women's score between
-corpora; beside it the same for the earlier interval (``PREV``: the half-size draws
-alone, reflected around the score). The true score is
-the expected SRB score of the occupation at that strength and at the study's sample
-size: its mean over ``--truth`` independent corpora of the same size (corpora whose
-score is undefined left out). ``--threshold`` raises the z threshold of the marked
-words (3 leaves few words marked, as Calibrated Marked Words does on real texts).
+interval of the SRB score of associated women and of men (``--draws`` subsamples, half
+at each of the two sizes the study draws, through :func:`gasp.stats.interval_or_reason`)
+holds the true score, how often no interval is given (the score undefined, defined in
+fewer than half of the draws of a size, or resting on a one-word set: ``one word`` gives
+that share alone, and ``(covers of)`` how often the interval withheld for one word would
+have held the truth, where the draws alone would have given one), the mean width and
+the spread of the women's score between corpora; beside it the same for the earlier
+interval (``PREV``: the half-size draws alone, reflected around the score, with neither
+the two sizes nor the one-word rule). The true score is the expected SRB score of the
+occupation at that strength and at the study's sample size: its mean over ``--truth``
+independent corpora of the same size (corpora whose score is undefined left out).
+``--threshold`` raises the z threshold of the marked words (3 leaves few words marked,
+as Calibrated Marked Words does on real texts).
 
 Run: ``python bench/bench_coverage.py`` (about 10 minutes of one CPU core;
 ``--replicates 40`` for a quick look; ``--by-strength-only`` for the last table alone).
@@ -54,11 +58,18 @@ from gasp.stats import (
     SUBSAMPLE,
     IntervalScheme,
     expansion,
+    first_size_draws,
     interval_or_reason,
     mean_interval,
     welch_t_test,
 )
-from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig
+from gasp.testing import (
+    PlantedWorld,
+    expected_statistics,
+    occupation_statistics,
+    srb_set_sizes,
+)
 
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
 WORD_SET = ("srb_F", "srb_M", "set_size_F")
@@ -104,7 +115,12 @@ def _replicate(
                 target = truth[name + ("_large" if key == "srb_large" else "")]
                 lo, hi = old.interval(observed[name], boot[name])
                 hits.setdefault(f"old {key}", []).append(_covers(lo, hi, target))
-                if name in WORD_SET:
+                if name in ("srb_F", "srb_M"):  # as the study does: withheld with a note
+                    sizes = srb_set_sizes(observed, name)
+                    lo, hi, note = interval_or_reason(observed[name], sub[name], new, sizes)
+                    if note:
+                        continue
+                elif name in WORD_SET:
                     lo, hi = new.interval(observed[name], sub[name])
                 else:  # as mean_interval does: percentile, expanded for n texts
                     lo, hi = old.interval(observed[name], boot[name])
@@ -168,35 +184,44 @@ def by_strength(
     world: PlantedWorld, reps: int, truth_reps: int, draws: int, rng: np.random.Generator
 ) -> None:
     """Print the coverage of the per-occupation SRB interval at each strength, for the
-    interval of :func:`gasp.stats.interval_or_reason` (``draws`` subsamples at each of
-    the two sizes) and for the earlier half-size interval (the same ``draws`` subsamples
-    of half the texts)."""
-    scheme = IntervalScheme(SUBSAMPLE, 2 * draws, 0, fraction=0.5)
+    interval of :func:`gasp.stats.interval_or_reason` (``draws`` subsamples, half at each
+    of the two sizes) and for the earlier half-size interval (the first half of those
+    draws, which keep half the texts)."""
+    scheme = IntervalScheme(SUBSAMPLE, draws, 0, fraction=0.5)
+    half = first_size_draws(draws)
     print(
-        f"# by strength: {reps} corpora per strength, {draws} subsamples at each size, truth "
+        f"# by strength: {reps} corpora per strength, {draws} subsamples ({half} at the first "
+        f"size), truth "
         f"= mean SRB over {truth_reps} corpora of the same size; SRB of associated women and "
         "men pooled; PREV = the earlier half-size interval"
     )
     print(
         f"{'strength':>8} {'truth F':>8} {'truth M':>8} {'covers':>7} {'no interval':>12} "
-        f"{'width':>7} {'intervals':>10} {'PREV covers':>12} {'no interval':>12} "
-        f"{'width':>7} {'sd SRB F':>9}"
+        f"{'one word':>9} {'(covers':>8} {'of)':>5} {'width':>7} {'intervals':>10} "
+        f"{'PREV covers':>12} {'no interval':>12} {'width':>7} {'sd SRB F':>9}"
     )
     for strength in BY_STRENGTH:
         probs = world.probabilities(strength)
         truth = expected_statistics(world, probs, truth_reps, rng)
-        hits: dict[str, list[bool]] = {"new": [], "prev": []}
+        hits: dict[str, list[bool]] = {"new": [], "prev": [], "one": []}
         widths: dict[str, list[float]] = {"new": [], "prev": []}
         scores: dict[str, list[float]] = {"srb_F": [], "srb_M": []}
+        one_word = 0
         for _ in range(reps):
             observed, sub = occupation_statistics(world, world.sample(probs, rng), scheme, rng)
             for key in ("srb_F", "srb_M"):
                 scores[key].append(observed[key])
-                low, high, note = interval_or_reason(observed[key], sub[key], scheme)
+                sizes = srb_set_sizes(observed, key)
+                low, high, note = interval_or_reason(observed[key], sub[key], scheme, sizes)
                 if not note and np.isfinite(low):
                     hits["new"].append(low <= truth[key] <= high)
                     widths["new"].append(high - low)
-                prev = _previous_interval(observed[key], sub[key][:draws])
+                elif note.startswith("rests on too few words"):
+                    one_word += 1
+                    low, high, rest = interval_or_reason(observed[key], sub[key], scheme)
+                    if not rest:  # what the withheld interval would have covered
+                        hits["one"].append(low <= truth[key] <= high)
+                prev = _previous_interval(observed[key], sub[key][:half])
                 if prev is not None:
                     hits["prev"].append(prev[0] <= truth[key] <= prev[1])
                     widths["prev"].append(prev[1] - prev[0])
@@ -212,9 +237,11 @@ def by_strength(
                 )
             )
         (c, miss, w, n), (pc, pmiss, pw, _) = cells
+        one_covers = float(np.mean(hits["one"])) if hits["one"] else float("nan")
         print(
             f"{strength:>8.2f} {truth['srb_F']:>8.3f} {truth['srb_M']:>8.3f} {c:>7.3f} "
-            f"{miss:>12.3f} {w:>7.3f} {n:>10} {pc:>12.3f} {pmiss:>12.3f} {pw:>7.3f} "
+            f"{miss:>12.3f} {one_word / (2 * reps):>9.3f} {one_covers:>8.3f} {len(hits['one']):>5} "
+            f"{w:>7.3f} {n:>10} {pc:>12.3f} {pmiss:>12.3f} {pw:>7.3f} "
             f"{np.nanstd(scores['srb_F']):>9.3f}"
         )
 
@@ -223,7 +250,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--replicates", type=int, default=300)
     parser.add_argument("--occupations", type=int, default=10)
-    parser.add_argument("--draws", type=int, default=100)
+    parser.add_argument(
+        "--draws",
+        type=int,
+        default=AnalysisConfig().n_bootstrap,
+        help="draws per interval (subsamples: half at each size); the study's default",
+    )
     parser.add_argument("--truth", type=int, default=300)
     parser.add_argument("--null-replicates", type=int, default=200)
     parser.add_argument("--texts", type=int, default=100, help="texts per group")

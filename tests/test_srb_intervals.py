@@ -1,14 +1,17 @@
 """Per-occupation SRB intervals: when none is given, and coverage by stereotype strength.
 
 The coverage check draws corpora of one planted occupation per strength
-(``PlantedWorld(n_texts=60, words_per_text=25)``) and asks how often the interval of
-the SRB scores of associated women and men holds the true score: the expected score at
-that strength and sample size, the mean over independent corpora of the same size.
-Measured with these seeds (40 subsamples per interval, 20 at each of the two sizes, as
-the study draws by default; about 100 to 120 intervals per strength): 0.913, 0.955,
-0.966, 0.950, 0.933 at strengths 0, 0.25, 0.5, 0.75, 1; each must lie in the target
-band 0.90-0.98. ``bench/bench_coverage.py`` shows the setting where it falls short
-(strength 0 at a z threshold of 3).
+(``PlantedWorld(n_texts=100, words_per_text=60)``, the world of
+``bench/bench_coverage.py``) and asks how often the interval of the SRB scores of
+associated women and men holds the true score: the expected score at that strength and
+sample size, the mean over independent corpora of the same size. It uses the study's
+own default scheme (:meth:`AnalysisConfig.srb_interval_scheme`: 100 subsamples, 50 at
+each of the two sizes) and the study's rule for withheld intervals (a score defined in
+fewer than half of the draws of a size, or resting on a one-word set). Measured with
+these seeds (80 corpora per strength, so 160 scores, fewer where intervals are
+withheld): see the ``print`` of each case; each must lie in the target band 0.90-0.98.
+At z threshold 3 strength 0 and 0.25 leave too few intervals for a small test (most
+sets are empty or hold one word); ``bench/bench_coverage.py --threshold 3`` measures them.
 """
 
 from __future__ import annotations
@@ -19,11 +22,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from gasp.stats import SUBSAMPLE, IntervalScheme, interval_from_draws, interval_or_reason
+from gasp.stats import (
+    MIN_SET_WORDS,
+    SUBSAMPLE,
+    IntervalScheme,
+    interval_from_draws,
+    interval_or_reason,
+)
+from gasp.studies.more_of_the_same.analysis import AnalysisConfig
 from gasp.studies.more_of_the_same.report._audit_how import no_interval_sentence
-from gasp.testing import PlantedWorld, expected_statistics, occupation_statistics
+from gasp.testing import (
+    PlantedWorld,
+    expected_statistics,
+    occupation_statistics,
+    srb_set_sizes,
+)
 
-SCHEME = IntervalScheme(SUBSAMPLE, 40, 0, fraction=0.5)
+SCHEME = AnalysisConfig().srb_interval_scheme()
 
 
 def test_no_interval_when_most_draws_are_undefined() -> None:
@@ -93,19 +108,68 @@ def test_the_report_says_in_words_which_scores_have_no_bar(tmp_path: Path) -> No
     assert "have no bar, because no interval can be trusted" in html
 
 
-@pytest.mark.parametrize("strength", [0.0, 0.25, 0.5, 0.75, 1.0])
-def test_coverage_by_strength(strength: float) -> None:
-    world = PlantedWorld(n_texts=60, words_per_text=25)
+def test_no_interval_for_a_score_of_a_one_word_set() -> None:
+    scheme = IntervalScheme(SUBSAMPLE, 10, 0, fraction=0.5)
+    draws = np.array([-0.4, -0.5, -0.3, -0.2, -0.45, -0.35, -0.42, -0.38, -0.41, -0.39])
+    sizes = {"S_AF": 1, "S_F": 12, "S_M": 9}
+    low, high, note = interval_or_reason(-0.4, draws, scheme, sizes)
+    assert np.isnan(low) and np.isnan(high)
+    assert note.startswith("rests on too few words (S_AF holds 1)")
+    both = interval_or_reason(-0.4, draws, scheme, {"S_AF": 1, "S_F": 1, "S_M": 9})[2]
+    assert both.startswith("rests on too few words (S_AF holds 1, S_F holds 1)")
+    two = interval_or_reason(-0.4, draws, scheme, {**sizes, "S_AF": MIN_SET_WORDS})
+    assert two[2] == "" and two[:2] == pytest.approx(interval_from_draws(-0.4, draws, scheme))
+    # an undefined score keeps its own reason
+    assert interval_or_reason(float("nan"), draws, scheme, sizes)[2].startswith("the statistic")
+
+
+@pytest.mark.parametrize("women_words", [1, 2])
+def test_the_study_withholds_the_interval_of_a_one_word_set(women_words: int) -> None:
+    """Through the study's analysis: only the planted words pass a z threshold of 5, so
+    the named women's set S_F holds ``women_words`` words and every score rests on it."""
+    from _analysis_helpers import PLANTED, random_embeddings
+    from gasp.studies.more_of_the_same.analysis import analyze_samples
+    from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
+
+    planted = {"F": PLANTED["F"][:women_words], "M": PLANTED["M"][:3]}
+    samples = synthetic_samples(
+        3, n_unspecified=250, n_named=100, seed=5, planted=planted, planted_rate=0.5
+    )
+    config = AnalysisConfig(threshold=5.0, n_bootstrap=10, n_permutations=0, seed=2)
+    scores = analyze_samples(samples, None, config, embeddings=random_embeddings())["srb_scores"]
+    assert len(scores) == 6 and scores["score"].notna().all()
+    assert (scores["n_words_specified_F"] == women_words).all()
+    notes = scores["interval_note"]
+    if women_words == 1:
+        assert notes.str.startswith("rests on too few words (").all()
+        assert notes.str.contains("S_F holds 1").all()
+        assert scores["ci_low"].isna().all() and scores["ci_high"].isna().all()
+        women = scores[scores["gender"] == "F"]
+        assert notes[women.index].str.contains("S_AF holds 1").all()
+    else:
+        assert (notes[scores["gender"] == "M"] == "").all()
+        assert scores.loc[scores["gender"] == "M", "ci_low"].notna().all()
+        few = notes.str.startswith("rests on too few words")
+        assert (few == (scores["n_words"] < MIN_SET_WORDS)).all()
+
+
+CASES = [(1.96, s) for s in (0.0, 0.25, 0.5, 0.75, 1.0)] + [(3.0, s) for s in (0.5, 0.75, 1.0)]
+
+
+@pytest.mark.parametrize(("threshold", "strength"), CASES)
+def test_coverage_by_strength(threshold: float, strength: float) -> None:
+    world = PlantedWorld(n_texts=100, words_per_text=60, threshold=threshold)
     probs = world.probabilities(strength)
-    rng = np.random.default_rng(int(strength * 100))
+    rng = np.random.default_rng([int(threshold * 100), int(strength * 100)])
     truth = expected_statistics(world, probs, 200, rng)
     hits = []
-    for _ in range(60):
+    for _ in range(80):
         observed, draws = occupation_statistics(world, world.sample(probs, rng), SCHEME, rng)
         for key in ("srb_F", "srb_M"):
-            low, high, note = interval_or_reason(observed[key], draws[key], SCHEME)
+            sizes = srb_set_sizes(observed, key)
+            low, high, note = interval_or_reason(observed[key], draws[key], SCHEME, sizes)
             if not note:
                 hits.append(low <= truth[key] <= high)
-    print(f"strength {strength}: coverage {np.mean(hits):.3f} of {len(hits)} intervals")
+    print(f"z {threshold}, strength {strength}: coverage {np.mean(hits):.3f} of {len(hits)}")
     assert len(hits) >= 100
     assert 0.90 <= float(np.mean(hits)) <= 0.98

@@ -63,6 +63,9 @@ SHARE_BOUNDS = (0.0, 1.0)
 #: Below this share of draws with a defined statistic no interval is given (see
 #: :func:`interval_or_reason`).
 MIN_DEFINED_SHARE = 0.5
+#: A statistic of word sets gets no interval when one of its sets holds fewer words
+#: (see :func:`interval_or_reason`).
+MIN_SET_WORDS = 2
 _BLOCK = 1 << 22
 
 
@@ -272,7 +275,10 @@ def interval_from_draws(
 
 
 def interval_or_reason(
-    estimate: float, draws: np.ndarray, scheme: IntervalScheme
+    estimate: float,
+    draws: np.ndarray,
+    scheme: IntervalScheme,
+    set_sizes: Mapping[str, int] | None = None,
 ) -> tuple[float, float, str]:
     """The interval of ``estimate`` from ``draws`` (NaN where a draw is undefined), or NaN
     bounds and the reason no interval can cover.
@@ -282,6 +288,14 @@ def interval_or_reason(
     defined draws are a selection (the samples in which some word passed) and their
     spread says nothing about the estimate's: the interval is withheld and the reason
     returned. The reason is empty when the interval is given.
+
+    ``set_sizes`` names the word sets the statistic is computed from (as the report
+    calls them) with their sizes in the observed sample. A set of fewer than
+    :data:`MIN_SET_WORDS` words makes the statistic that word's value: which word passed
+    the threshold is then most of its variation between samples, and subsamples of one
+    sample keep the word that passed, so their spread misses that part (in simulations,
+    intervals of one-word sets covered 83% where 95% was claimed). The interval is
+    withheld for it too.
     """
     values = np.asarray(draws, dtype=np.float64).ravel()
     defined = int(np.isfinite(values).sum())
@@ -290,6 +304,17 @@ def interval_or_reason(
         return nan, nan, ""
     if not np.isfinite(estimate):
         return nan, nan, "the statistic itself is undefined"
+    small = [
+        f"{name} holds {size}" for name, size in (set_sizes or {}).items() if size < MIN_SET_WORDS
+    ]
+    if small:
+        return (
+            nan,
+            nan,
+            f"rests on too few words ({', '.join(small)}): which word passes the threshold "
+            "changes from sample to sample, and subsamples of this sample keep the one that "
+            "passed, so no interval can cover it",
+        )
     parts = [values]
     if scheme.scheme == SUBSAMPLE:
         split = first_size_draws(values.size)

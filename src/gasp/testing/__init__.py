@@ -7,6 +7,7 @@ from gasp.testing._coverage import (
     expected_statistics,
     occupation_statistics,
     srb_from_masks,
+    srb_set_sizes,
 )
 from gasp.testing._fake_prompt import (
     PROMPT_LOGPROBS,
@@ -35,4 +36,5 @@ __all__ = [
     "paired_srb_scores",
     "render_chat",
     "srb_from_masks",
+    "srb_set_sizes",
 ]

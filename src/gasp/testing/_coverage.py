@@ -30,10 +30,20 @@ import numpy as np
 from gasp.stats import IntervalScheme, draw_weights, log_odds_z
 
 GROUPS: tuple[str, ...] = ("AF", "AM", "F", "M")
-STATISTICS: tuple[str, ...] = ("srb_F", "srb_M", "set_size_F", "rate_F", "share_F")
-"""SRB of associated women and men, size of the women's marked set, the per-text rate
-of women-leaning words among associated women's texts, the share of those texts that
-contain the first women-leaning word."""
+STATISTICS: tuple[str, ...] = (
+    "srb_F",
+    "srb_M",
+    "set_size_F",
+    "set_size_M",
+    "set_size_named_F",
+    "set_size_named_M",
+    "rate_F",
+    "share_F",
+)
+"""SRB of associated women and men, the sizes of the marked sets of associated women
+and men and of named women and men, the per-text rate of women-leaning words among
+associated women's texts, the share of those texts that contain the first
+women-leaning word."""
 
 
 @dataclass(frozen=True)
@@ -157,7 +167,22 @@ def _statistics(
         "srb_F": srb_from_masks(s_af, s_f, s_m, d),
         "srb_M": srb_from_masks(s_am, s_f, s_m, d),
         "set_size_F": s_af.sum(axis=1).astype(float),
+        "set_size_M": s_am.sum(axis=1).astype(float),
+        "set_size_named_F": s_f.sum(axis=1).astype(float),
+        "set_size_named_M": s_m.sum(axis=1).astype(float),
         **per_text,
+    }
+
+
+def srb_set_sizes(observed: dict[str, float], score: str) -> dict[str, int]:
+    """The word sets behind SRB score ``score`` (``srb_F`` or ``srb_M``) and their sizes
+    in ``observed`` (from :func:`occupation_statistics`), named as the study names them,
+    for the ``set_sizes`` of :func:`gasp.stats.interval_or_reason`."""
+    gender = score.removeprefix("srb_")
+    return {
+        f"S_A{gender}": int(observed[f"set_size_{gender}"]),
+        "S_F": int(observed["set_size_named_F"]),
+        "S_M": int(observed["set_size_named_M"]),
     }
 
 

@@ -74,7 +74,7 @@ class AnalysisConfig:
     calibrated: bool = True
     calibration: Any = None
     embeddings: Any = "glove"
-    n_bootstrap: int = 40
+    n_bootstrap: int = 100
     subsample_fraction: float = 0.5
     ci_level: float = 0.95
     n_permutations: int = 50

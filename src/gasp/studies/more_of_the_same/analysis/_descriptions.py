@@ -51,7 +51,8 @@ Tables (names from :mod:`gasp.results`):
     whose score was defined), interval_scheme, interval_draws, interval_seed (how the
     interval was obtained), interval_note (why a score has no interval although
     subsamples were drawn: the score is undefined, or defined in fewer than half of the
-    subsamples, whose marked set was empty in the others; empty otherwise), reason
+    subsamples, whose marked set was empty in the others, or one of its three word sets
+    holds a single word with a vector; empty otherwise), reason
     (empty when the score is defined, else why not).
     The SRB score is not a smooth statistic: a with-replacement resample repeats
     generations, which lets more words pass the threshold, and larger word sets have
@@ -294,7 +295,8 @@ def analyze_descriptions(
             free = analysis.free_scores[g]
             removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
-            lo, hi, note = interval_or_reason(float(sc.score), boot[g], scheme)
+            sizes = {f"S_A{g}": sc.n_s, "S_F": sc.n_a, "S_M": sc.n_b}
+            lo, hi, note = interval_or_reason(float(sc.score), boot[g], scheme, sizes)
             srb_rows.append(
                 {
                     "subject": unit.subject,
