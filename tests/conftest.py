@@ -1,4 +1,4 @@
-"""Shared fixtures: the location of ../shared/data and skips where it is absent."""
+"""Shared fixtures: the location of ../shared/data and skips where it is absent; test order."""
 
 from __future__ import annotations
 
@@ -33,3 +33,13 @@ def _weight_cache_in_tmp(tmp_path_factory: pytest.TempPathFactory) -> None:
         os.environ["GASP_CACHE_DIR"] = str(shared)
     else:
         os.environ["GASP_CACHE_DIR"] = str(tmp_path_factory.mktemp("gasp-cache"))
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The vLLM tests first, in their own order; the rest keep theirs.
+
+    Under ``-n auto --dist loadfile`` one worker then spends the vLLM module's minutes
+    (one server, started once) while the others run everything else, instead of the
+    module starting last and leaving the other workers idle.
+    """
+    items.sort(key=lambda item: item.get_closest_marker("vllm") is None)
