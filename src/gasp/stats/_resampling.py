@@ -293,9 +293,9 @@ def interval_or_reason(
     calls them) with their sizes in the observed sample. A set of fewer than
     :data:`MIN_SET_WORDS` words makes the statistic that word's value: which word passed
     the threshold is then most of its variation between samples, and subsamples of one
-    sample keep the word that passed, so their spread misses that part (in simulations,
-    intervals of one-word sets covered 83% where 95% was claimed). The interval is
-    withheld for it too.
+    sample keep the word that passed, so their spread misses that part (in
+    ``bench/bench_coverage.py`` such intervals covered 82% to 86% where 95% was
+    claimed). The interval is withheld for it too.
     """
     values = np.asarray(draws, dtype=np.float64).ravel()
     defined = int(np.isfinite(values).sum())
