@@ -55,6 +55,7 @@ import numpy as np
 from gasp.stats import (
     BOOTSTRAP,
     CLUSTER,
+    MIN_SET_WORDS,
     SUBSAMPLE,
     IntervalScheme,
     expansion,
@@ -72,7 +73,7 @@ from gasp.testing import (
 )
 
 STRENGTHS = (0.25, 0.5, 0.75, 1.0)
-WORD_SET = ("srb_F", "srb_M", "set_size_F")
+SRB = ("srb_F", "srb_M")
 
 
 def _truths(world: PlantedWorld, reps: int, rng: np.random.Generator) -> list[dict[str, float]]:
@@ -81,7 +82,7 @@ def _truths(world: PlantedWorld, reps: int, rng: np.random.Generator) -> list[di
         truth = expected_statistics(world, world.probabilities(s), reps, rng)
         big = dataclasses.replace(world, n_texts=8 * world.n_texts)
         large = expected_statistics(big, world.probabilities(s), max(4, reps // 20), rng)
-        truth.update({f"{k}_large": large[k] for k in ("srb_F", "srb_M")})
+        truth.update({f"{k}_large": large[k] for k in SRB})
         out.append(truth)
     return out
 
@@ -110,17 +111,17 @@ def _replicate(
         _, sub = occupation_statistics(world, counts, new, rng)
         truth = truths[t]
         for key in ("srb", "srb_large", "set_size_F", "rate_F", "share_F"):
-            names = ("srb_F", "srb_M") if key.startswith("srb") else (key,)
+            names = SRB if key.startswith("srb") else (key,)
             for name in names:
                 target = truth[name + ("_large" if key == "srb_large" else "")]
                 lo, hi = old.interval(observed[name], boot[name])
                 hits.setdefault(f"old {key}", []).append(_covers(lo, hi, target))
-                if name in ("srb_F", "srb_M"):  # as the study does: withheld with a note
+                if name in SRB:  # as the study does: withheld with a note
                     sizes = srb_set_sizes(observed, name)
                     lo, hi, note = interval_or_reason(observed[name], sub[name], new, sizes)
                     if note:
                         continue
-                elif name in WORD_SET:
+                elif name == "set_size_F":  # the other word-set statistic
                     lo, hi = new.interval(observed[name], sub[name])
                 else:  # as mean_interval does: percentile, expanded for n texts
                     lo, hi = old.interval(observed[name], boot[name])
@@ -191,9 +192,8 @@ def by_strength(
     half = first_size_draws(draws)
     print(
         f"# by strength: {reps} corpora per strength, {draws} subsamples ({half} at the first "
-        f"size), truth "
-        f"= mean SRB over {truth_reps} corpora of the same size; SRB of associated women and "
-        "men pooled; PREV = the earlier half-size interval"
+        f"size), truth = mean SRB over {truth_reps} corpora of the same size; SRB of "
+        "associated women and men pooled; PREV = the earlier half-size interval"
     )
     print(
         f"{'strength':>8} {'truth F':>8} {'truth M':>8} {'covers':>7} {'no interval':>12} "
@@ -209,14 +209,14 @@ def by_strength(
         one_word = 0
         for _ in range(reps):
             observed, sub = occupation_statistics(world, world.sample(probs, rng), scheme, rng)
-            for key in ("srb_F", "srb_M"):
+            for key in SRB:
                 scores[key].append(observed[key])
                 sizes = srb_set_sizes(observed, key)
                 low, high, note = interval_or_reason(observed[key], sub[key], scheme, sizes)
                 if not note and np.isfinite(low):
                     hits["new"].append(low <= truth[key] <= high)
                     widths["new"].append(high - low)
-                elif note.startswith("rests on too few words"):
+                elif np.isfinite(observed[key]) and min(sizes.values()) < MIN_SET_WORDS:
                     one_word += 1
                     low, high, rest = interval_or_reason(observed[key], sub[key], scheme)
                     if not rest:  # what the withheld interval would have covered
