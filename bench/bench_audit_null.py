@@ -185,7 +185,7 @@ def replicate(seed: int, level: float, shift: float, settings: DifferenceSetting
             a = metric.reading(AuditResults(tables=tables))
             b = metric.reading(AuditResults(tables=base_tables[study]))
             diff = compare_readings(metric, a, b, settings)
-            card.comparisons.append(
+            card.comparison_rows.append(
                 {"study": study, "metric": metric.name, "model": "model", "baseline": "base",
                  "better": metric.better, "difference": diff.difference,
                  "p_value": diff.p_value if np.isfinite(diff.p_value) else None}
@@ -209,8 +209,8 @@ def main(argv: list[str] | None = None) -> int:
     found: dict[str, int] = {}
     for r in range(args.replicates):
         card = replicate(args.seed * 100_003 + r, args.level, args.shift, settings)
-        hits = [c for c in card.comparisons if c["significant"]]
-        tested = sum(c["p_value"] is not None for c in card.comparisons)
+        hits = [c for c in card.comparison_rows if c["significant"]]
+        tested = sum(c["p_value"] is not None for c in card.comparison_rows)
         any_hit += bool(hits)
         for c in hits:
             # every planted shift makes the model worse: count the right direction only

@@ -166,8 +166,10 @@ def test_identical_models_differ_nowhere_and_an_unservable_study_is_listed(
         monkeypatch, out, "-m", "a=mock/personas", "-m", "b=mock/personas",
         "--baseline", "a", "--fail-on", "worse",
     )  # fmt: skip
-    capsys.readouterr()
-    assert code == 0
+    err = capsys.readouterr().err
+    # nothing differs, but a gate never passes when a chosen study did not run
+    assert code == 1
+    assert "not judged: a / occugender: not served" in err
     card = _card(out)
     assert {c["direction"] for c in card["comparisons"]} == {"no difference"}
     assert all(c["p_value"] in (None, 1.0) for c in card["comparisons"])

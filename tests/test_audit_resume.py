@@ -108,9 +108,10 @@ def test_an_audit_variant_stores_its_system_prompt(
         assert system == ("system", f"{prompt}\n\n{study_prompt[1]}")
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
     assert [m["variant_prompt"] for m in card["models"]] == [None, prompt]
-    # the same command again: a different prompt under the same name is refused
+    # the same command again: a different prompt under the same name is refused, naming it
     code = gasp_exit_code(
         monkeypatch, "audit", "--quick", "-m", "mock/personas", "--studies", "narratives",
         "--system-prompt-variant", "fair=Something else.", "--out", str(out),
     )  # fmt: skip
-    assert code == 2 and "another system prompt" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and "variant_prompt" in err and "--redo narratives" in err

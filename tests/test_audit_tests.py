@@ -108,7 +108,7 @@ def test_identical_readings_give_p_1_everywhere() -> None:
 def _card(p_values: list[float | None], better: str = LOWER) -> Scorecard:
     card = Scorecard([], "base", 0.05)
     for i, p in enumerate(p_values):
-        card.comparisons.append(
+        card.comparison_rows.append(
             {"study": "s", "metric": f"m{i}", "model": "a", "baseline": "base",
              "better": better, "difference": 1.0, "p_value": p}
         )  # fmt: skip
@@ -121,23 +121,23 @@ def test_one_benjamini_hochberg_correction_over_the_whole_scorecard() -> None:
     correct(card)
     tested = [x for x in p if x is not None]
     q = multipletests(tested, method="fdr_bh")[1]
-    got = [row["q_value"] for row in card.comparisons if row["p_value"] is not None]
+    got = [row["q_value"] for row in card.comparison_rows if row["p_value"] is not None]
     assert got == pytest.approx(list(q))
-    assert [row["significant"] for row in card.comparisons] == [
+    assert [row["significant"] for row in card.comparison_rows] == [
         True, False, False, False, False, True,
     ]  # fmt: skip
     # a positive difference of a lower-is-better metric is worse; higher-is-better: better
-    assert card.comparisons[0]["direction"] == "worse"
+    assert card.comparison_rows[0]["direction"] == "worse"
     other = _card([0.001], better=HIGHER)
     correct(other)
-    assert other.comparisons[0]["direction"] == "better"
-    assert card.comparisons[4]["q_value"] is None
-    assert card.comparisons[4]["direction"] == "no difference"
+    assert other.comparison_rows[0]["direction"] == "better"
+    assert card.comparison_rows[4]["q_value"] is None
+    assert card.comparison_rows[4]["direction"] == "no difference"
 
 
 def test_the_margin_keeps_small_worse_differences_out_of_the_gate() -> None:
     card = _card([0.001, 0.001])
-    card.comparisons[1]["difference"] = 0.2
+    card.comparison_rows[1]["difference"] = 0.2
     correct(card)
     assert len(card.failing()) == 2
     assert [r["metric"] for r in card.failing({"m1": 0.5})] == ["m0"]

@@ -1,16 +1,43 @@
 """The audit: several models (or system-prompt variants) across studies, one scorecard.
 
-Each study declares its headline metrics once (:meth:`gasp.studies.StudyType.headline_metrics`);
-the audit reads every run's saved results, tests every difference against the baseline
-(or between every pair of models) with the test the pairing allows, applies one
-Benjamini-Hochberg correction over the whole scorecard, and writes ``scorecard.json``
-(schema ``gasp.scorecard/1``) and ``index.html``. It never opens a run store or calls
-a model; the command line runs the studies.
+:func:`run_audit` (also reachable as ``gasp.audit(...)``: this package is callable)
+runs every chosen study for every model in its own run folder, resuming, with every
+setting checked before anything is written and recorded in the folder; then it builds
+the :class:`Scorecard`. Each study declares its headline metrics once
+(:meth:`gasp.studies.StudyType.headline_metrics`); the scorecard reads every run's
+saved results, tests every difference against the baseline (or between every pair of
+models) with the test the pairing allows, applies one Benjamini-Hochberg correction
+over the whole scorecard, and writes ``scorecard.json`` (schema ``gasp.scorecard/1``)
+and ``index.html``. The scorecard part never opens a run store or calls a model.
 """
 
+import sys
+import types
+from typing import Any
+
+from gasp.audit._compare import compare_folders
 from gasp.audit._difference import Difference, DifferenceSettings, compare_readings, quantity
+from gasp.audit._folder import AUDIT_FILE, REDO_ALL, is_audit_folder, read_audit
+from gasp.audit._gate import (
+    FAIL_ON_WORSE,
+    STEP_FAILED_EXIT_CODE,
+    WORSE_EXIT_CODE,
+    Gate,
+    GateError,
+    judge,
+)
 from gasp.audit._junit import write_junit
+from gasp.audit._models import model_folder_name, parse_models
 from gasp.audit._page import write_audit_page
+from gasp.audit._run import (
+    DEFAULT_LEVEL,
+    DEFAULT_OUT,
+    AuditConfig,
+    PreparedAudit,
+    execute,
+    prepare_audit,
+    run_audit,
+)
 from gasp.audit._scorecard import (
     SCHEMA,
     SCHEMA_FILE,
@@ -25,20 +52,51 @@ from gasp.audit._scorecard import (
 )
 
 __all__ = [
+    "AUDIT_FILE",
+    "DEFAULT_LEVEL",
+    "DEFAULT_OUT",
+    "FAIL_ON_WORSE",
+    "REDO_ALL",
     "SCHEMA",
     "SCHEMA_FILE",
     "SCORECARD_FILE",
+    "STEP_FAILED_EXIT_CODE",
+    "WORSE_EXIT_CODE",
+    "AuditConfig",
     "AuditModel",
     "Difference",
     "DifferenceSettings",
+    "Gate",
+    "GateError",
+    "PreparedAudit",
     "RunRecord",
     "Scorecard",
     "build_scorecard",
+    "compare_folders",
     "compare_readings",
     "correct",
+    "execute",
+    "is_audit_folder",
+    "judge",
     "manifest_hash",
+    "model_folder_name",
+    "parse_models",
+    "prepare_audit",
     "quantity",
+    "read_audit",
+    "run_audit",
     "write_audit_page",
     "write_junit",
     "write_scorecard",
 ]
+
+
+class _CallableModule(types.ModuleType):
+    """This package, callable: ``gasp.audit(...)`` is :func:`run_audit`, whether
+    ``gasp.audit`` names the package or the top-level function."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Scorecard:
+        return run_audit(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -56,10 +56,10 @@ def _study_section(card: Scorecard, study: Mapping[str, Any]) -> Section:
     section = Section(name, ident=f"study-{name}")
     section.add_paragraph(study["description"])
     models = [m.name for m in card.models]
-    rows = {(r["metric"], r["model"]): r for r in card.metrics if r["study"] == name}
+    rows = {(r["metric"], r["model"]): r for r in card.metric_rows if r["study"] == name}
     comps = {
         (c["metric"], c["model"]): c
-        for c in card.comparisons
+        for c in card.comparison_rows
         if c["study"] == name and c["baseline"] == card.baseline
     }
     head = "<tr><th>metric</th><th>better</th>" + "".join(
@@ -83,7 +83,7 @@ def _study_section(card: Scorecard, study: Mapping[str, Any]) -> Section:
 def _forest(card: Scorecard, out: Path) -> str:
     rows = [
         c
-        for c in card.comparisons
+        for c in card.comparison_rows
         if c["difference"] is not None and c["baseline"] == card.baseline
     ]
     if not rows:
@@ -129,7 +129,7 @@ def _comparisons_table(card: Scorecard) -> str:
         f"[{_num(c['ci_low'])}, {_num(c['ci_high'])}]</td><td>{escape(c['test'])}</td>"
         f"<td>{_num(c['p_value'], 2)}</td><td>{_num(c['q_value'], 2)}</td>"
         f"<td>{escape(c['direction'])}</td></tr>"
-        for c in card.comparisons
+        for c in card.comparison_rows
     )
     return f"<table>{head}{body}</table>"
 
@@ -140,8 +140,8 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
     data = card.to_json()
     summary = Section("Scorecard", ident="summary")
     tested = data["n_comparisons"]
-    worse = sum(c["direction"] == "worse" for c in card.comparisons)
-    better = sum(c["direction"] == "better" for c in card.comparisons)
+    worse = sum(c["direction"] == "worse" for c in card.comparison_rows)
+    better = sum(c["direction"] == "better" for c in card.comparison_rows)
     against = f"against {card.baseline}" if card.baseline else "between every pair of models"
     if len(card.models) == 1:
         summary.add_paragraph(

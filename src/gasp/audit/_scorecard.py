@@ -8,6 +8,7 @@ a run store or calls a model.
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import math
 import os
@@ -15,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from statsmodels.stats.multitest import multipletests
@@ -27,10 +28,25 @@ from gasp.report import REPORT_FILE
 from gasp.results import CLOSER_TO_REFERENCE, HIGHER, AuditResults, MetricReading
 from gasp.studies import get_study_type
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 SCHEMA = "gasp.scorecard/1"
 SCORECARD_FILE = "scorecard.json"
 #: The JSON Schema of the scorecard file, shipped in the package.
 SCHEMA_FILE = Path(__file__).with_name("scorecard.schema.json")
+
+
+#: Columns of :attr:`Scorecard.metrics` (docs/scorecard.md).
+METRIC_COLUMNS = (
+    "study", "metric", "model", "value", "ci_low", "ci_high", "n", "better", "unit",
+    "interval_scheme", "excluded_share", "reference", "note", "report",
+)  # fmt: skip
+#: Columns of :attr:`Scorecard.comparisons` (docs/scorecard.md).
+COMPARISON_COLUMNS = (
+    "study", "metric", "model", "baseline", "better", "quantity", "difference", "ci_low",
+    "ci_high", "n_shared", "test", "p_value", "q_value", "significant", "direction",
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,25 +77,84 @@ class RunRecord:
 
 @dataclass
 class Scorecard:
-    """The scorecard's content; :meth:`to_json` gives the documented file."""
+    """The scorecard of an audit.
+
+    :attr:`metrics` and :attr:`comparisons` are its two tables as pandas DataFrames
+    (one row per study, metric and model; per comparison against the baseline);
+    :meth:`to_json` gives the documented file (``gasp.scorecard/1``), whose
+    ``content_sha256`` covers the content only, so two identical audits share it; in
+    Jupyter the scorecard shows as a table. :attr:`gate` is the verdict of
+    ``fail_on`` when the scorecard comes from :func:`gasp.audit.run_audit`.
+    """
 
     models: list[AuditModel]
     baseline: str | None
     level: float
     runs: list[dict[str, Any]] = field(default_factory=list)
-    metrics: list[dict[str, Any]] = field(default_factory=list)
-    comparisons: list[dict[str, Any]] = field(default_factory=list)
+    metric_rows: list[dict[str, Any]] = field(default_factory=list)
+    comparison_rows: list[dict[str, Any]] = field(default_factory=list)
     studies: list[dict[str, Any]] = field(default_factory=list)
+    #: The gate's verdict (:class:`gasp.audit.Gate`), set by the audit.
+    gate: Any = field(default=None, repr=False, compare=False)
+    #: Where the scorecard and its page were written (None: not written).
+    folder: Path | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def metrics(self) -> pd.DataFrame:
+        """Every headline metric of every run, one row per study, metric and model."""
+        import pandas as pd
+
+        return pd.DataFrame(self.metric_rows, columns=METRIC_COLUMNS)
+
+    @property
+    def comparisons(self) -> pd.DataFrame:
+        """Every comparison with its test, p- and q-value and direction."""
+        import pandas as pd
+
+        return pd.DataFrame(self.comparison_rows, columns=COMPARISON_COLUMNS)
+
+    @property
+    def exit_status(self) -> int:
+        """The gate's exit status (0 when no gate was asked for and every run finished)."""
+        return 0 if self.gate is None else int(self.gate.exit_status)
+
+    def _repr_html_(self) -> str:
+        worse = sum(c["direction"] == "worse" for c in self.comparison_rows)
+        better = sum(c["direction"] == "better" for c in self.comparison_rows)
+        head = (
+            f"<p><b>gasp scorecard</b>: {len(self.models)} models, baseline "
+            f"{html.escape(str(self.baseline))}, level {self.level}; {len(self.comparison_rows)} "
+            f"comparisons, {worse} worse, {better} better</p>"
+        )
+        table = self.comparisons if self.comparison_rows else self.metrics
+        return head + table.to_html(index=False, na_rep="", float_format=lambda v: f"{v:.4g}")
+
+    def content_hash(self) -> str:
+        """SHA-256 of the scorecard's content: its version, the runs' manifest hashes
+        (a manifest records when its run started) and this hash left out."""
+        body = self._body()
+        body["runs"] = [
+            {k: v for k, v in run.items() if k != "manifest_sha256"} for run in body["runs"]
+        ]
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def to_json(self) -> dict[str, Any]:
         """The scorecard as JSON-ready data (NaN written as null)."""
-        return _clean(
+        body = self._body()
+        return {
+            "schema": SCHEMA,
+            "gasp_version": _version(),
+            **body,
+            "content_sha256": self.content_hash(),
+        }
+
+    def _body(self) -> dict[str, Any]:
+        result: dict[str, Any] = _clean(
             {
-                "schema": SCHEMA,
-                "gasp_version": _version(),
                 "level": self.level,
                 "correction": "Benjamini-Hochberg over every comparison of the audit",
-                "n_comparisons": sum(1 for c in self.comparisons if c["p_value"] is not None),
+                "n_comparisons": sum(1 for c in self.comparison_rows if c["p_value"] is not None),
                 "models": [
                     {
                         "name": m.name,
@@ -91,18 +166,19 @@ class Scorecard:
                 ],
                 "baseline": self.baseline,
                 "studies": self.studies,
-                "metrics": self.metrics,
-                "comparisons": self.comparisons,
+                "metrics": self.metric_rows,
+                "comparisons": self.comparison_rows,
                 "runs": self.runs,
             }
         )
+        return result
 
     def failing(self, margins: Mapping[str, float] | None = None) -> list[dict[str, Any]]:
         """Comparisons against the baseline significantly worse (by more than the metric's
         margin, ``study.metric`` or ``metric``, where one is given)."""
         margins = margins or {}
         rows = []
-        for row in self.comparisons:
+        for row in self.comparison_rows:
             if row["direction"] != "worse" or row["baseline"] != self.baseline:
                 continue
             margin = margins.get(f"{row['study']}.{row['metric']}", margins.get(row["metric"]))
@@ -199,7 +275,7 @@ def build_scorecard(
                 except GaspError as exc:
                     reading = MetricReading(value=float("nan"), note=str(exc))
                 readings[(run.study, metric.name, run.model)] = reading
-                card.metrics.append(_metric_row(metric, reading, run.model, entry["report"]))
+                card.metric_rows.append(_metric_row(metric, reading, run.model, entry["report"]))
         card.runs.append(entry)
     for study in study_names:
         kind = get_study_type(study)
@@ -228,7 +304,7 @@ def build_scorecard(
                 if a is None or b is None:
                     continue
                 diff = compare_readings(metric, a, b, settings)
-                card.comparisons.append(
+                card.comparison_rows.append(
                     {
                         "study": study,
                         "metric": metric.name,
@@ -269,12 +345,12 @@ def _metric_row(metric: Any, reading: MetricReading, model: str, report: str | N
 
 def correct(card: Scorecard) -> None:
     """One Benjamini-Hochberg correction over every tested comparison of the audit."""
-    tested = [row for row in card.comparisons if row["p_value"] is not None]
+    tested = [row for row in card.comparison_rows if row["p_value"] is not None]
     if tested:
         q = multipletests([row["p_value"] for row in tested], method="fdr_bh")[1]
         for row, value in zip(tested, q, strict=True):
             row["q_value"] = float(value)
-    for row in card.comparisons:
+    for row in card.comparison_rows:
         row.setdefault("q_value", None)
         q_value = row["q_value"]
         row["significant"] = bool(q_value is not None and q_value < card.level)

@@ -124,20 +124,29 @@ def compare(
     label: Annotated[
         list[str] | None, typer.Option("--label", help="Name of each run, in order.")
     ] = None,
+    level: Annotated[
+        float | None,
+        typer.Option(
+            help="False discovery rate of a scorecard (default: the level the audit "
+            "folders record, else 0.05)."
+        ),
+    ] = None,
 ) -> None:
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) and draw
     the comparison report; audit folders, or runs of several studies, give the audit
     scorecard (scorecard.json and index.html in OUT)."""
-    from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
+    from gasp.audit import compare_folders, is_audit_folder
     from gasp.io import locate_run
 
-    if any(is_audit_folder(r) for r in runs):
-        typer.echo(str(compare_scorecard(runs, out, label)))
+    scorecard = any(is_audit_folder(r) for r in runs) or (
+        len({study_type_of_results(locate_run(r).results).name for r in runs}) > 1
+    )
+    if scorecard:  # audit folders, or runs across studies: the audit scorecard
+        compare_folders(runs, out, label, level)
+        typer.echo(str(out / "index.html"))
         return
-    kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
-    if len(kinds) > 1:  # across studies: the audit scorecard of the saved results
-        typer.echo(str(compare_scorecard(runs, out, label)))
-        return
+    if level is not None:
+        raise ConfigError("--level applies to a scorecard (audit folders or several studies)")
     study = study_type_of_results(locate_run(runs[0]).results)
     outcome = study.compare(runs, out, {"labels": label or None})
     console = Console()

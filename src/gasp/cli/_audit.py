@@ -1,19 +1,38 @@
 """``gasp audit``: every chosen study for every model, one scorecard, a gate for CI.
 
-The command parses its options and hands the work to :mod:`gasp.cli._audit_run`,
-imported when the command runs (so ``gasp --help`` stays fast).
+The command parses its options, calls :func:`gasp.audit.prepare_audit` and
+:func:`gasp.audit.execute` (imported when the command runs, so ``gasp --help`` stays
+fast) and prints what the gate found.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError
+
+if TYPE_CHECKING:
+    from gasp.audit import Scorecard
+
+
+def print_gate(card: Scorecard) -> None:
+    """The page, the failing comparisons and the runs the gate could not judge."""
+    if card.folder is not None:
+        typer.echo(str(card.folder / "index.html"))
+    gate = card.gate
+    if gate is None:
+        return
+    for row in gate.failing:
+        typer.echo(
+            f"worse: {row['study']} {row['metric']} {row['model']} vs {row['baseline']}: "
+            f"{row['difference']:+.4g} ({row['quantity']}), q = {row['q_value']:.3g}"
+        )
+    for error in gate.errors:
+        typer.echo(f"not judged: {error.line()}", err=True)
 
 
 @app.command("audit")
@@ -37,7 +56,11 @@ def audit_command(
     quick: Annotated[bool, typer.Option("--quick", help="Every study's reduced run.")] = False,
     level: Annotated[float, typer.Option(help="False discovery rate of the scorecard.")] = 0.05,
     fail_on: Annotated[
-        str | None, typer.Option(help="'worse': exit 3 when a comparison is significantly worse.")
+        str | None,
+        typer.Option(
+            help="'worse': exit 3 when a comparison is significantly worse, 1 when a chosen "
+            "study of a model was not served, failed or could not be compared."
+        ),
     ] = None,
     margin: Annotated[
         list[str] | None, typer.Option(help="METRIC=VALUE: fail only beyond this difference.")
@@ -45,52 +68,50 @@ def audit_command(
     junit: Annotated[Path | None, typer.Option(help="Write a JUnit XML file here.")] = None,
     seed: Annotated[int, typer.Option(help="Run seed of every study and test.")] = 0,
     model_option: Annotated[
-        list[str] | None, typer.Option(help="[MODEL:]KEY=VALUE backend option (repeatable).")
+        list[str] | None,
+        typer.Option(
+            help="[MODEL:]KEY=VALUE backend option (repeatable); MODEL:base_url=URL and "
+            "MODEL:api_key_env=VAR give one model its server and key."
+        ),
     ] = None,
     study_option: Annotated[
         list[str] | None, typer.Option(help="[STUDY:]KEY=VALUE study option (repeatable).")
     ] = None,
+    base_url: gen.BaseUrlOption = None,
+    api_key_env: gen.ApiKeyEnvOption = None,
+    batch: gen.BatchOption = False,
     max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
+    redo: Annotated[
+        list[str] | None,
+        typer.Option(help="STUDY or 'all': run it again from scratch (repeatable)."),
+    ] = None,
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
-    from gasp.cli._audit_run import (
-        STEP_FAILED_EXIT_CODE,
-        AuditPlan,
-        baseline_of,
-        check_studies,
-        execute,
-        parse_margins,
-        parse_models,
-        scoped,
+    from gasp.audit import AuditConfig, execute, prepare_audit
+
+    config = AuditConfig(
+        system_prompt_variants=list(system_prompt_variant or []),
+        quick=quick,
+        seed=seed,
+        model_options=list(model_option or []),
+        study_options=list(study_option or []),
+        base_urls=list(base_url or []),
+        api_key_env=api_key_env,
+        batch=batch,
+        max_concurrency=max_concurrency,
+        fail_on=fail_on,
+        margins=list(margin or []),
+        junit=junit,
+        redo=list(redo or []),
     )
-    from gasp.cli._preflight import check_out_folder
-    from gasp.studies import study_names
-
-    models = parse_models(list(model or []), list(system_prompt_variant or []))
-    names = [s.strip() for s in (studies or ",".join(study_names())).split(",") if s.strip()]
-    check_studies(names)
-    base = baseline_of(models, baseline)
-    if fail_on not in (None, "worse"):
-        raise ConfigError(f"--fail-on must be 'worse', got {fail_on!r}")
-    if fail_on and base is None:
-        raise ConfigError("--fail-on worse needs a --baseline")
-    if not 0.0 < level < 1.0:
-        raise ConfigError(f"--level must lie in (0, 1), got {level}")
-    margins = parse_margins(list(margin or []))
-    options = {
-        "model": scoped(list(model_option or []), {m.name for m in models}, "--model-option"),
-        "study": scoped(list(study_option or []), set(names), "--study-option"),
-        "max_concurrency": max_concurrency,
-    }
-    check_out_folder(out)
-    plan = AuditPlan(models, names, out, quick, seed, options, base, level)
-    title = f"gasp audit: {len(models)} models x {len(names)} studies -> {out}"
-    code, records = execute(plan, title, fail_on=fail_on, margins=margins, junit=junit)
-    if code:
-        raise typer.Exit(code)
-    if any(r.status in {"failed", "incomplete"} for r in records):
-        raise typer.Exit(STEP_FAILED_EXIT_CODE)
+    names = [s.strip() for s in studies.split(",") if s.strip()] if studies else None
+    audit = prepare_audit(list(model or []), names, baseline, out, level, config)
+    title = f"gasp audit: {len(audit.models)} models x {len(audit.studies)} studies -> {out}"
+    card = execute(audit, title=title)
+    print_gate(card)
+    if card.exit_status:
+        raise typer.Exit(card.exit_status)
 
 
-__all__ = ["audit_command"]
+__all__ = ["audit_command", "print_gate"]

@@ -38,23 +38,14 @@ def tour_command(
 ) -> None:
     """Run the quick version of every study (the quick audit of one model) and write the
     scorecard page linking the reports."""
-    from gasp.cli._audit_run import AuditPlan, check_studies, execute, parse_models
-    from gasp.cli._preflight import check_out_folder
-    from gasp.studies import study_names
+    from gasp.audit import DEFAULT_LEVEL, AuditConfig, execute, prepare_audit
 
-    names = list(dict.fromkeys(study or study_names()))
-    check_studies(names)
-    models = parse_models([model], [])
-    check_out_folder(out)
-    options = {
-        "model": {None: list(model_option or ())},
-        "study": {},
-        "max_concurrency": gen.DEFAULT_MAX_CONCURRENCY,
-    }
-    plan = AuditPlan(models, names, out, quick=True, seed=seed, options=options, probe=True)
-    title = f"gasp tour: {len(names)} studies on {model} -> {out}/{models[0].name}"
-    _, records = execute(plan, title)
-    if any(r.status != "complete" for r in records):
+    config = AuditConfig(quick=True, seed=seed, model_options=list(model_option or ()), probe=True)
+    audit = prepare_audit([model], study, None, out, DEFAULT_LEVEL, config)
+    title = f"gasp tour: {len(audit.studies)} studies on {model} -> {out}/{audit.models[0].name}"
+    card = execute(audit, title=title)
+    typer.echo(str(out / "index.html"))
+    if any(r["status"] != "complete" for r in card.runs):
         raise typer.Exit(STUDY_FAILED_EXIT_CODE)
 
 

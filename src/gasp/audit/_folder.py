@@ -1,0 +1,191 @@
+"""The audit folder: ``audit.json`` (what was audited, with which settings) and its runs.
+
+``<out>/audit.json`` records the models, the studies, the baseline, the level of the
+scorecard and, per run folder ``<model>/<study>``, every setting that shapes its
+answers (model spec and system prompt, backend options, seed, ``--quick``, the study's
+options and sizes, decoding). The same command resumes; a setting that changed on a
+run that holds answers is refused with one line naming what differs, unless the run is
+redone (``redo``); a run that holds no answer (a typo, a server that was down) takes
+the new settings without a word. :func:`read_audit` reads the record back for
+``gasp compare``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gasp.audit._scorecard import AuditModel, RunRecord
+from gasp.errors import ConfigError
+from gasp.io import RunPaths, run_folder_paths
+
+#: The file an audit keeps in its folder.
+AUDIT_FILE = "audit.json"
+#: Written in a run folder once every step finished: the store's size and time then.
+DONE_FILE = ".audit-done"
+#: Format of :data:`AUDIT_FILE`.
+AUDIT_FORMAT = "gasp.audit/2"
+#: ``redo`` value that redoes every run.
+REDO_ALL = "all"
+
+
+def is_audit_folder(path: Path) -> bool:
+    """True for a folder made by an audit (or a tour)."""
+    return (path / AUDIT_FILE).is_file()
+
+
+def read_record(out: Path) -> dict[str, Any]:
+    """The audit record of ``out`` (empty when there is none)."""
+    path = out / AUDIT_FILE
+    if not path.is_file():
+        return {}
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ConfigError(f"{path} is not an audit record (not JSON); use another --out") from None
+    if not isinstance(record, dict):
+        raise ConfigError(f"{path} is not an audit record; use another --out")
+    return record
+
+
+def _holds_answers(paths: RunPaths) -> bool:
+    from gasp.store import count_answers
+
+    store = paths.store
+    return store is not None and store.is_file() and count_answers(store) > 0
+
+
+def _differences(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    keys = sorted(set(old) | set(new))
+    return [f"{k} {old.get(k)!r} -> {new.get(k)!r}" for k in keys if old.get(k) != new.get(k)]
+
+
+def clear_run(paths: RunPaths) -> None:
+    """Remove a run folder's store, results and report (``--redo``)."""
+    from gasp.store import remove_store
+
+    if paths.store is not None and paths.store.exists():
+        remove_store(paths.store)
+    for folder in (paths.results, paths.report):
+        if folder.is_dir():
+            shutil.rmtree(folder)
+    (paths.results.parent / DONE_FILE).unlink(missing_ok=True)
+
+
+def check_folder(
+    out: Path,
+    settings: Mapping[str, Mapping[str, Any]],
+    redo: Collection[str] = (),
+) -> list[str]:
+    """Check the runs of this audit (``settings``: ``model/study`` -> its settings)
+    against what ``out`` records, writing nothing. Returns the runs to clear before
+    they run (``redo`` names studies, or ``all``); a changed setting of a run that holds
+    answers and is not redone is a :class:`ConfigError` naming what differs."""
+    old_runs: dict[str, Any] = read_record(out).get("runs", {})
+    cleared = []
+    for key, mine in settings.items():
+        paths = run_folder_paths(out / key)
+        study = key.split("/", 1)[1]
+        wanted = REDO_ALL in redo or study in redo
+        if wanted and _holds_answers(paths):
+            cleared.append(key)
+            continue
+        before = old_runs.get(key)
+        if before is None or before == mine or not _holds_answers(paths):
+            continue
+        raise ConfigError(
+            f"{out / key} holds answers made with other settings ("
+            + "; ".join(_differences(before, mine))
+            + f"); give --redo {study} (or --redo all) to run it again, or another --out"
+        )
+    return cleared
+
+
+def write_record(
+    out: Path,
+    models: Sequence[AuditModel],
+    studies: Sequence[str],
+    settings: Mapping[str, Mapping[str, Any]],
+    *,
+    baseline: str | None,
+    level: float,
+    quick: bool,
+) -> None:
+    """Record this audit in ``out`` (the models, studies and runs of earlier audits in
+    the same folder kept)."""
+    old = read_record(out)
+    mine = [{"name": m.name, "spec": m.spec, "variant_prompt": m.variant_prompt} for m in models]
+    names = {m.name for m in models}
+    record = {
+        "format": AUDIT_FORMAT,
+        "models": [m for m in old.get("models", []) if m.get("name") not in names] + mine,
+        "studies": [s for s in old.get("studies", []) if s not in studies] + list(studies),
+        "quick": quick,
+        "baseline": baseline,
+        "level": level,
+        "runs": {**old.get("runs", {}), **settings},
+    }
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / AUDIT_FILE
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(record, indent=2, sort_keys=False), encoding="utf-8")
+    tmp.replace(path)
+
+
+def store_stamp(paths: RunPaths) -> str:
+    """The size and modification time of a run's store (empty without one)."""
+    store = paths.store
+    if store is None or not store.is_file():
+        return ""
+    stat = store.stat()
+    return f"{stat.st_size}:{stat.st_mtime_ns}"
+
+
+def is_finished(paths: RunPaths, report_file: str) -> bool:
+    """True when the run finished every step and its store has not changed since."""
+    done = paths.results.parent / DONE_FILE
+    return (
+        done.is_file()
+        and (paths.report / report_file).is_file()
+        and done.read_text(encoding="utf-8") == store_stamp(paths)
+    )
+
+
+def mark_finished(paths: RunPaths) -> None:
+    """Record that the run finished every step (its store's stamp now)."""
+    (paths.results.parent / DONE_FILE).write_text(store_stamp(paths), encoding="utf-8")
+
+
+def read_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | None, float | None]:
+    """The models, runs, baseline and level an audit folder records (the level is None
+    in a folder written before it was recorded)."""
+    record = read_record(folder)
+    models = [AuditModel(m["name"], m["spec"], m.get("variant_prompt")) for m in record["models"]]
+    runs = []
+    for model in models:
+        for study in record.get("studies", []):
+            paths = run_folder_paths(folder / model.name / study)
+            status = "complete" if (paths.results / "results.json").is_file() else "failed"
+            reason = "" if status == "complete" else "no saved results"
+            runs.append(RunRecord(model.name, study, paths, status, reason))
+    level = record.get("level")
+    return models, runs, record.get("baseline"), float(level) if level is not None else None
+
+
+__all__ = [
+    "AUDIT_FILE",
+    "DONE_FILE",
+    "REDO_ALL",
+    "check_folder",
+    "clear_run",
+    "is_audit_folder",
+    "is_finished",
+    "mark_finished",
+    "read_audit",
+    "read_record",
+    "store_stamp",
+    "write_record",
+]

@@ -1,0 +1,244 @@
+"""The models of an audit: their names (which are folder names), specs, system-prompt
+variants and the backend settings each one reads, checked before anything is written.
+
+A model's name is the folder its runs live in (``<out>/<name>/<study>/``), so a name
+is reduced to lower-case letters, digits, ``-``, ``_`` and ``.`` and may not start
+with a dot: whatever is typed, a model's folder stays inside the audit folder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from gasp.audit._scorecard import AuditModel
+from gasp.errors import ConfigError, GaspError
+
+#: Providers whose backend reads a server URL and an API key variable.
+SERVER_PROVIDERS = frozenset({"openai", "openai-compatible"})
+#: Per-model settings that are not backend options (``NAME:base_url=URL``).
+SERVER_KEYS = ("base_url", "api_key_env")
+
+
+def model_folder_name(text: str) -> str:
+    """``text`` as a model's folder name: lower case, ``[a-z0-9._-]`` only, no leading
+    dot or dash; :class:`ConfigError` when nothing usable is left (``..``, ``/``)."""
+    name = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower()).strip("-.")
+    if not name:
+        raise ConfigError(f"model name {text!r} leaves no folder name; name it with NAME=SPEC")
+    return name
+
+
+def parse_models(
+    specs: Sequence[str], variants: Mapping[str, str] | Sequence[str] = ()
+) -> list[AuditModel]:
+    """``[NAME=]SPEC`` models and ``NAME=TEXT`` system-prompt variants of the first one.
+
+    A variant may be given as a mapping (name -> system prompt) or as ``NAME=TEXT``
+    strings. Names become folder names (:func:`model_folder_name`); two models of one
+    name, an unknown provider or an empty variant is a :class:`ConfigError`.
+    """
+    from gasp.backends import parse_model_spec
+
+    if not specs:
+        raise ConfigError("give at least one --model")
+    models: list[AuditModel] = []
+    for text in specs:
+        name, sep, spec = text.partition("=")
+        if not sep:
+            name, spec = text, text
+        spec = spec.strip()
+        try:
+            parse_model_spec(spec)
+        except GaspError as exc:
+            raise ConfigError(str(exc)) from None
+        models.append(AuditModel(model_folder_name(name), spec))
+    pairs = list(variants.items()) if isinstance(variants, Mapping) else []
+    for text in variants if not isinstance(variants, Mapping) else ():
+        name, sep, prompt = text.partition("=")
+        if not sep:
+            raise ConfigError(f"--system-prompt-variant must be NAME=TEXT, got {text!r}")
+        pairs.append((name, prompt))
+    for name, prompt in pairs:
+        if not name.strip() or not prompt.strip():
+            raise ConfigError(f"--system-prompt-variant must be NAME=TEXT, got {name}={prompt!r}")
+        models.append(AuditModel(model_folder_name(name), models[0].spec, prompt))
+    names = [m.name for m in models]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"two models are called {twice[0]!r}; name them with --model NAME=SPEC")
+    return models
+
+
+def check_studies(names: Sequence[str]) -> list[str]:
+    """The chosen studies in order, once each; :class:`ConfigError` for an unknown one
+    or for none at all."""
+    from gasp.studies import study_names
+
+    unknown = [n for n in names if n not in study_names()]
+    if unknown or not names:
+        raise ConfigError(
+            f"unknown study {unknown[0] if unknown else ''!r}; the studies are: "
+            + ", ".join(study_names())
+        )
+    return list(dict.fromkeys(names))
+
+
+def scoped(pairs: Iterable[str], names: Iterable[str], flag: str) -> dict[str | None, list[str]]:
+    """``[SCOPE:]KEY=VALUE`` pairs by scope (None: every model or study)."""
+    known = set(names)
+    out: dict[str | None, list[str]] = {}
+    for text in pairs:
+        head, sep, _ = text.partition("=")
+        scope, colon, _ = head.partition(":")
+        if not sep:
+            raise ConfigError(f"{flag} must be [NAME:]KEY=VALUE, got {text!r}")
+        if colon:
+            if scope not in known:
+                raise ConfigError(f"{flag} {text!r}: no model or study called {scope!r}")
+            out.setdefault(scope, []).append(text.partition(":")[2])
+        else:
+            out.setdefault(None, []).append(text)
+    return out
+
+
+def parse_margins(pairs: Iterable[str], metrics: Mapping[str, Sequence[str]]) -> dict[str, float]:
+    """``--margin METRIC=VALUE`` (METRIC or STUDY.METRIC of a chosen study) as numbers:
+    a known metric, a finite value, not negative; anything else a :class:`ConfigError`."""
+    from gasp.backends import parse_model_options
+
+    known = {f"{study}.{m}" for study, names in metrics.items() for m in names}
+    known |= {m for names in metrics.values() for m in names}
+    margins = {}
+    for key, value in parse_model_options(list(pairs), flag="--margin").items():
+        if key not in known:
+            raise ConfigError(
+                f"--margin {key}: no headline metric of the chosen studies is called so "
+                f"(known: {', '.join(sorted(k for k in known if '.' not in k))})"
+            )
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            number = math.nan
+        if isinstance(value, bool) or not math.isfinite(number) or number < 0:
+            raise ConfigError(
+                f"--margin {key}: a finite number of at least 0 is needed, got {value!r}"
+            )
+        margins[key] = number
+    return margins
+
+
+def baseline_of(models: Sequence[AuditModel], baseline: str | None) -> str | None:
+    """The name of the baseline model (given by name or by spec), or None."""
+    if baseline is None:
+        return None
+    for m in models:
+        if baseline in (m.name, m.spec) and not m.variant_prompt:
+            return m.name
+    for m in models:
+        if baseline == m.name:
+            return m.name
+    raise ConfigError(
+        f"--baseline {baseline!r} is none of the models: {', '.join(m.name for m in models)}"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class ModelSetup:
+    """What one model's backend is built from: its spec, servers, key and options."""
+
+    model: AuditModel
+    base_urls: tuple[str, ...] = ()
+    api_key_env: str | None = None
+    options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def backend_options(self) -> dict[str, Any]:
+        """The backend options by name."""
+        return dict(self.options)
+
+    def recorded(self) -> dict[str, Any]:
+        """What the audit folder records of this model's backend (no server or key:
+        a model moved to another server is the same model)."""
+        return {k: str(v) for k, v in self.options}
+
+
+def model_setups(
+    models: Sequence[AuditModel],
+    model_options: Mapping[str | None, Sequence[str]],
+    *,
+    base_urls: Sequence[str] = (),
+    api_key_env: str | None = None,
+) -> list[ModelSetup]:
+    """Each model's backend settings: ``--base-url``/``--api-key-env`` for every
+    ``openai-compatible/`` model, ``NAME:base_url=URL`` and ``NAME:api_key_env=VAR``
+    for one model, the other options for its backend. A setting the model's backend
+    does not read is a :class:`ConfigError`."""
+    from gasp.backends import parse_model_options
+
+    readers = [m for m in models if m.engine == "openai-compatible"]
+    if (base_urls or api_key_env) and not readers:
+        flag = "--base-url" if base_urls else "--api-key-env"
+        raise ConfigError(f"{flag} applies to openai-compatible/ models; none is audited")
+    setups = []
+    for model in models:
+        pairs = list(model_options.get(None, [])) + list(model_options.get(model.name, []))
+        values = parse_model_options(pairs, flag="--model-option")
+        urls: list[str] = list(base_urls) if model in readers else []
+        key_env = api_key_env if model in readers else None
+        for key in SERVER_KEYS:
+            if key not in values:
+                continue
+            if model.engine not in SERVER_PROVIDERS:
+                raise ConfigError(
+                    f"model {model.name!r} ({model.spec}) does not read {key}: only openai/ "
+                    "and openai-compatible/ models talk to a server"
+                )
+            value = str(values.pop(key))
+            if key == "base_url":
+                urls = [value]
+            else:
+                key_env = value
+        setups.append(ModelSetup(model, tuple(urls), key_env, tuple(sorted(values.items()))))
+    return setups
+
+
+def resolve_setups(setups: Sequence[ModelSetup]) -> None:
+    """Build every model's backend once (nothing is loaded or called): an unknown model
+    (``mock/personaz``, a model not in the local cache), a missing key or server, an
+    option the backend does not read is one :class:`ConfigError` naming the model."""
+    from gasp.backends import resolve_backend
+
+    done: set[tuple[Any, ...]] = set()
+    for setup in setups:
+        key = (setup.model.spec, setup.base_urls, setup.api_key_env, setup.options)
+        if key in done:
+            continue
+        done.add(key)
+        try:
+            backend = resolve_backend(
+                setup.model.spec,
+                base_url=list(setup.base_urls),
+                api_key_env=setup.api_key_env,
+                options=setup.backend_options or None,
+            )
+        except GaspError as exc:
+            raise ConfigError(f"model {setup.model.name!r}: {exc}") from None
+        asyncio.run(backend.aclose())
+
+
+__all__ = [
+    "ModelSetup",
+    "baseline_of",
+    "check_studies",
+    "model_folder_name",
+    "model_setups",
+    "parse_margins",
+    "parse_models",
+    "resolve_setups",
+    "scoped",
+]

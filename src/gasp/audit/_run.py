@@ -1,0 +1,252 @@
+"""Running an audit: every chosen study for every model, one scorecard, a gate for CI.
+
+:func:`run_audit` is ``gasp audit`` (and ``gasp.audit(...)``): it checks everything
+before it writes anything (models, studies, options, the settings the folder already
+records, the paths it writes), then runs each (model, study) in
+``<out>/<model>/<study>/`` (resuming), writes ``scorecard.json``, ``index.html`` and,
+if asked, a JUnit file, and returns the :class:`~gasp.audit.Scorecard` with the gate's
+verdict.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from gasp.audit._difference import DifferenceSettings
+from gasp.audit._execute import RunnerSettings, RunSpec, check_spec, run_spec, run_study
+from gasp.audit._folder import check_folder, clear_run, write_record
+from gasp.audit._gate import FAIL_ON_WORSE, judge
+from gasp.audit._junit import write_junit
+from gasp.audit._models import (
+    baseline_of,
+    check_studies,
+    model_setups,
+    parse_margins,
+    parse_models,
+    resolve_setups,
+    scoped,
+)
+from gasp.audit._page import write_audit_page
+from gasp.audit._scorecard import AuditModel, Scorecard, build_scorecard, write_scorecard
+from gasp.errors import ConfigError
+
+#: False discovery rate of the scorecard's correction unless the audit gives another.
+DEFAULT_LEVEL = 0.05
+#: Folder of an audit unless ``out`` names another.
+DEFAULT_OUT = Path("runs/audit")
+
+
+@dataclasses.dataclass(frozen=True)
+class AuditConfig:
+    """The settings of an audit besides its models, studies, baseline, folder and level.
+
+    ``system_prompt_variants``: name -> system prompt (each a model: the first model
+    with that prompt). ``model_options`` / ``study_options``: ``[NAME:]KEY=VALUE``
+    strings (``NAME:base_url=URL`` and ``NAME:api_key_env=VAR`` among the model's).
+    ``base_urls`` / ``api_key_env``: the server(s) and key of every
+    ``openai-compatible/`` model. ``redo``: studies (or ``all``) to run again from
+    scratch. ``sizes``: study -> size options (the planner's). ``probe``: run each
+    study's probe step too (the tour does).
+    """
+
+    system_prompt_variants: Mapping[str, str] | Sequence[str] = ()
+    quick: bool = False
+    seed: int = 0
+    model_options: Sequence[str] = ()
+    study_options: Sequence[str] = ()
+    base_urls: Sequence[str] = ()
+    api_key_env: str | None = None
+    batch: bool = False
+    max_concurrency: int = 16
+    max_requests: int | None = None
+    max_cost: float | None = None
+    fail_on: str | None = None
+    margins: Sequence[str] = ()
+    junit: Path | None = None
+    redo: Sequence[str] = ()
+    sizes: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    probe: bool = False
+    quiet: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedAudit:
+    """An audit checked and resolved, nothing written yet."""
+
+    models: list[AuditModel]
+    studies: list[str]
+    baseline: str | None
+    out: Path
+    level: float
+    config: AuditConfig
+    margins: dict[str, float]
+    specs: list[RunSpec]
+
+
+def _check_paths(out: Path, junit: Path | None) -> None:
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"--out {out} exists and is not a folder")
+    if junit is None:
+        return
+    if junit.is_dir():
+        raise ConfigError(f"--junit {junit} is a folder; give a file path")
+    parent = junit.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise ConfigError(f"--junit {junit}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise ConfigError(f"--junit {junit}: {parent} is read-only")
+
+
+def prepare_audit(
+    models: Sequence[str],
+    studies: Sequence[str] | None,
+    baseline: str | None,
+    out: Path,
+    level: float,
+    config: AuditConfig,
+) -> PreparedAudit:
+    """Check and resolve every setting of an audit; a :class:`ConfigError` for anything
+    ``gasp run`` would refuse, an unknown model or study, a bad margin or path. Nothing
+    is written and no model is called."""
+    from gasp.studies import get_study_type, study_names
+
+    chosen = parse_models(list(models), config.system_prompt_variants)
+    names = check_studies(list(studies) if studies else list(study_names()))
+    base = baseline_of(chosen, baseline)
+    if config.fail_on not in (None, FAIL_ON_WORSE):
+        raise ConfigError(f"--fail-on must be 'worse', got {config.fail_on!r}")
+    if config.fail_on and base is None:
+        raise ConfigError("--fail-on worse needs a --baseline")
+    if not 0.0 < level < 1.0:
+        raise ConfigError(f"--level must lie in (0, 1), got {level}")
+    unknown = [s for s in config.redo if s != "all" and s not in names]
+    if unknown:
+        raise ConfigError(f"--redo {unknown[0]!r}: not a chosen study (give a study or 'all')")
+    metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in names}
+    margins = parse_margins(config.margins, metrics)
+    _check_paths(out, config.junit)
+    setups = model_setups(
+        chosen,
+        scoped(config.model_options, [m.name for m in chosen], "--model-option"),
+        base_urls=config.base_urls,
+        api_key_env=config.api_key_env,
+    )
+    study_pairs = scoped(config.study_options, names, "--study-option")
+    runner = RunnerSettings(
+        seed=config.seed,
+        max_concurrency=config.max_concurrency,
+        batch=config.batch,
+        max_requests=config.max_requests,
+        max_cost=config.max_cost,
+    )
+    specs = []
+    for setup in setups:
+        for name in names:
+            spec = run_spec(
+                setup,
+                name,
+                out,
+                quick=config.quick,
+                runner=runner,
+                pairs=study_pairs.get(None, []) + study_pairs.get(name, []),
+                sizes=config.sizes.get(name),
+            )
+            check_spec(spec)
+            specs.append(spec)
+    resolve_setups(setups)
+    return PreparedAudit(chosen, names, base, out, level, config, margins, specs)
+
+
+def execute(audit: PreparedAudit, console: Console | None = None, title: str = "") -> Scorecard:
+    """Run a prepared audit (resuming), write its scorecard, page and JUnit file."""
+    config = audit.config
+    console = console or Console(stderr=True, quiet=config.quiet)
+    settings = {spec.key: spec.settings() for spec in audit.specs}
+    cleared = check_folder(audit.out, settings, config.redo)
+    for spec in audit.specs:
+        if spec.key in cleared:
+            clear_run(spec.paths)
+    write_record(
+        audit.out,
+        audit.models,
+        audit.studies,
+        settings,
+        baseline=audit.baseline,
+        level=audit.level,
+        quick=config.quick,
+    )
+    if title:
+        console.print(title)
+    records = []
+    for number, spec in enumerate(audit.specs, start=1):
+        console.rule(f"[bold]run {number}/{len(audit.specs)}: {spec.key}")
+        records.append(run_study(spec, console, probe=config.probe))
+    card = build_scorecard(
+        audit.models,
+        records,
+        audit.out,
+        baseline=audit.baseline,
+        level=audit.level,
+        settings=DifferenceSettings(seed=config.seed),
+    )
+    write_scorecard(card, audit.out)
+    write_audit_page(card, audit.out)
+    card.folder = audit.out
+    card.gate = judge(card, config.fail_on, audit.margins)
+    if config.junit is not None:
+        write_junit(card, config.junit, audit.margins, card.gate.errors)
+    return card
+
+
+def run_audit(
+    models: Sequence[str] | str,
+    studies: Sequence[str] | str | None = None,
+    baseline: str | None = None,
+    out: str | Path = DEFAULT_OUT,
+    level: float = DEFAULT_LEVEL,
+    **options: Any,
+) -> Scorecard:
+    """Audit ``models`` (``[NAME=]provider/model`` each) on ``studies`` (default every
+    study) against ``baseline`` (a model's name or spec; None: every pair), in the
+    folder ``out``, with one Benjamini-Hochberg correction at ``level``.
+
+    ``options`` are the fields of :class:`AuditConfig` (``quick``, ``seed``,
+    ``system_prompt_variants``, ``model_options``, ``study_options``, ``base_urls``,
+    ``api_key_env``, ``batch``, ``fail_on``, ``margins``, ``junit``, ``redo``, ...).
+    Everything is checked before anything is written (a :class:`~gasp.errors.ConfigError`);
+    the same call on the same folder resumes. Returns the :class:`Scorecard`; its
+    ``exit_status`` is the gate's (0, 1 or 3).
+    """
+    fields = {f.name for f in dataclasses.fields(AuditConfig)}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise ConfigError(
+            f"unknown audit option {unknown[0]!r}; known: {', '.join(sorted(fields))}"
+        )
+    if "junit" in options and options["junit"] is not None:
+        options["junit"] = Path(options["junit"])
+    config = AuditConfig(**options)
+    model_list = [models] if isinstance(models, str) else list(models)
+    study_list = studies.split(",") if isinstance(studies, str) else studies
+    study_list = [s.strip() for s in study_list or () if s.strip()] or None
+    audit = prepare_audit(model_list, study_list, baseline, Path(out), level, config)
+    return execute(audit)
+
+
+__all__ = [
+    "DEFAULT_LEVEL",
+    "DEFAULT_OUT",
+    "AuditConfig",
+    "PreparedAudit",
+    "execute",
+    "prepare_audit",
+    "run_audit",
+]
