@@ -210,8 +210,9 @@ def model_setups(
 def resolve_setups(setups: Sequence[ModelSetup]) -> None:
     """Build every model's backend once (nothing is loaded or called): an unknown model
     (``mock/personaz``, a model not in the local cache), a missing key or server, an
-    option the backend does not read is one :class:`ConfigError` naming the model."""
-    from gasp.backends import resolve_backend
+    option the backend does not read is one :class:`ConfigError` naming the model. A
+    model a server does not serve is not checked here: that run is ``not served``."""
+    from gasp.backends import check_model_available, resolve_backend
 
     done: set[tuple[Any, ...]] = set()
     for setup in setups:
@@ -226,9 +227,11 @@ def resolve_setups(setups: Sequence[ModelSetup]) -> None:
                 api_key_env=setup.api_key_env,
                 options=setup.backend_options or None,
             )
+            asyncio.run(backend.aclose())
+            if setup.model.engine not in SERVER_PROVIDERS:
+                check_model_available(setup.model.spec, options=setup.backend_options)
         except GaspError as exc:
             raise ConfigError(f"model {setup.model.name!r}: {exc}") from None
-        asyncio.run(backend.aclose())
 
 
 __all__ = [
