@@ -9,6 +9,7 @@ tolerance is 1e-3).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -132,6 +133,26 @@ def test_a_fleet_of_two_servers_loses_nothing_when_one_stops_mid_run(
     assert len(keys) == len(set(keys))  # nothing doubled
     assert all(stop != "error" for *_, stop in rows)  # nothing lost
     assert {item for item, _ in keys} and len({item for item, _ in keys}) == items
+
+
+def test_an_audit_compares_models_behind_the_server_and_fails_on_one_it_does_not_serve(
+    server: VLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    served = (
+        "audit", "--quick", "--studies", "pronoun-pairs", "-m", f"plain={MODEL}",
+        "--system-prompt-variant", "male=Every person you write about is a man.",
+        "--baseline", "plain", "--base-url", server.base_url,
+    )  # fmt: skip
+    out = tmp_path / "audit"
+    assert gasp_exit_code(monkeypatch, *served, "--out", str(out)) == 0
+    card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+    assert {r["status"] for r in card["runs"]} == {"complete"}
+    assert card["comparisons"] and all(c["model"] == "male" for c in card["comparisons"])
+    code = gasp_exit_code(
+        monkeypatch, *served, "-m", "x=openai-compatible/not-served", "--fail-on", "worse",
+        "--out", str(tmp_path / "unserved"),
+    )  # fmt: skip
+    assert code == 1
 
 
 def test_the_vllm_offline_backend_runs_in_that_environment(

@@ -10,6 +10,7 @@ verdict.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from collections.abc import Mapping, Sequence
@@ -19,7 +20,14 @@ from typing import Any
 from rich.console import Console
 
 from gasp.audit._difference import DifferenceSettings
-from gasp.audit._execute import RunnerSettings, RunSpec, check_spec, run_spec, run_study
+from gasp.audit._execute import (
+    RunnerSettings,
+    RunSpec,
+    check_served,
+    check_spec,
+    run_spec,
+    run_study,
+)
 from gasp.audit._folder import check_folder, clear_run, write_record
 from gasp.audit._gate import FAIL_ON_WORSE, judge
 from gasp.audit._junit import write_junit
@@ -34,7 +42,7 @@ from gasp.audit._models import (
 )
 from gasp.audit._page import write_audit_page
 from gasp.audit._scorecard import AuditModel, Scorecard, build_scorecard, write_scorecard
-from gasp.errors import ConfigError
+from gasp.errors import BackendError, ConfigError
 
 #: False discovery rate of the scorecard's correction unless the audit gives another.
 DEFAULT_LEVEL = 0.05
@@ -162,6 +170,10 @@ def prepare_audit(
             check_spec(spec)
             specs.append(spec)
     resolve_setups(setups)
+    for spec in specs:
+        # a backend that cannot serve a study is listed when its run is reached
+        with contextlib.suppress(BackendError):
+            check_served(spec)
     return PreparedAudit(chosen, names, base, out, level, config, margins, specs)
 
 
