@@ -29,12 +29,15 @@ from gasp.audit._gate import (
 from gasp.audit._junit import write_junit
 from gasp.audit._models import model_folder_name, parse_models
 from gasp.audit._page import write_audit_page
+from gasp.audit._plan import AuditPlan, PlanRow
+from gasp.audit._power import Effect, detectable, power, units_needed
 from gasp.audit._run import (
     DEFAULT_LEVEL,
     DEFAULT_OUT,
     AuditConfig,
     PreparedAudit,
     execute,
+    plan,
     prepare_audit,
     run_audit,
 )
@@ -64,10 +67,13 @@ __all__ = [
     "WORSE_EXIT_CODE",
     "AuditConfig",
     "AuditModel",
+    "AuditPlan",
     "Difference",
     "DifferenceSettings",
+    "Effect",
     "Gate",
     "GateError",
+    "PlanRow",
     "PreparedAudit",
     "RunRecord",
     "Scorecard",
@@ -75,16 +81,20 @@ __all__ = [
     "compare_folders",
     "compare_readings",
     "correct",
+    "detectable",
     "execute",
     "is_audit_folder",
     "judge",
     "manifest_hash",
     "model_folder_name",
     "parse_models",
+    "plan",
+    "power",
     "prepare_audit",
     "quantity",
     "read_audit",
     "run_audit",
+    "units_needed",
     "write_audit_page",
     "write_junit",
     "write_scorecard",

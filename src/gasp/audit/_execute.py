@@ -238,12 +238,9 @@ def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRec
     start = time.perf_counter()
     try:
         check_served(spec)
-    except BackendError as exc:
+    except GaspError as exc:  # this backend cannot serve this study (or is not reached)
         console.print(f"[yellow]{name} / {study} not served: {exc}[/yellow]")
         return RunRecord(name, study, spec.paths, "not served", str(exc))
-    except GaspError as exc:
-        console.print(f"[red]{name} / {study} failed: {exc}[/red]")
-        return RunRecord(name, study, spec.paths, "failed", str(exc))
     try:
         ok = _steps(spec, console, probe)
     except BackendError as exc:

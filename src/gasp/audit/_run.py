@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import math
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,6 +42,7 @@ from gasp.audit._models import (
     scoped,
 )
 from gasp.audit._page import write_audit_page
+from gasp.audit._plan import DEFAULT_REQUEST_RATE, AuditPlan, parse_detect, plan_audit
 from gasp.audit._scorecard import AuditModel, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import BackendError, ConfigError
 
@@ -59,8 +61,11 @@ class AuditConfig:
     strings (``NAME:base_url=URL`` and ``NAME:api_key_env=VAR`` among the model's).
     ``base_urls`` / ``api_key_env``: the server(s) and key of every
     ``openai-compatible/`` model. ``redo``: studies (or ``all``) to run again from
-    scratch. ``sizes``: study -> size options (the planner's). ``probe``: run each
-    study's probe step too (the tour does).
+    scratch. ``sizes``: study -> size options (the planner's). ``detect``:
+    ``STUDY:METRIC=DELTA`` differences the sizes are chosen to find with 80% power
+    (:mod:`gasp.audit._plan`); ``max_requests`` / ``max_cost`` stop a plan that needs
+    more; ``request_rate``: requests per second assumed of a server in the plan.
+    ``probe``: run each study's probe step too (the tour does).
     """
 
     system_prompt_variants: Mapping[str, str] | Sequence[str] = ()
@@ -79,6 +84,8 @@ class AuditConfig:
     junit: Path | None = None
     redo: Sequence[str] = ()
     sizes: Mapping[str, Mapping[str, Any]] = dataclasses.field(default_factory=dict)
+    detect: Sequence[str] = ()
+    request_rate: float = DEFAULT_REQUEST_RATE
     probe: bool = False
     quiet: bool = False
 
@@ -148,12 +155,15 @@ def prepare_audit(
         api_key_env=config.api_key_env,
     )
     study_pairs = scoped(config.study_options, names, "--study-option")
+    if config.max_requests is not None and config.max_requests < 1:
+        raise ConfigError(f"--max-requests must be at least 1, got {config.max_requests}")
+    if config.max_cost is not None and not 0 < config.max_cost < math.inf:
+        raise ConfigError(f"--max-cost must be a positive number of USD, got {config.max_cost}")
+    if not 0 < config.request_rate < math.inf:
+        raise ConfigError(f"--request-rate must be positive, got {config.request_rate}")
+    parse_detect(config.detect, metrics)
     runner = RunnerSettings(
-        seed=config.seed,
-        max_concurrency=config.max_concurrency,
-        batch=config.batch,
-        max_requests=config.max_requests,
-        max_cost=config.max_cost,
+        seed=config.seed, max_concurrency=config.max_concurrency, batch=config.batch
     )
     specs = []
     for setup in setups:
@@ -171,10 +181,52 @@ def prepare_audit(
             specs.append(spec)
     resolve_setups(setups)
     for spec in specs:
-        # a backend that cannot serve a study is listed when its run is reached
-        with contextlib.suppress(BackendError):
+        # what a backend cannot serve is listed when its run is reached; a store that
+        # holds another run is refused here
+        stored = spec.paths.store is not None and spec.paths.store.exists()
+        with contextlib.suppress(BackendError, *(() if stored else (ConfigError,))):
             check_served(spec)
     return PreparedAudit(chosen, names, base, out, level, config, margins, specs)
+
+
+def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
+    """The plan of a prepared audit; with ``detect``, the audit resized to it. A plan
+    that needs more than ``max_requests`` requests or ``max_cost`` USD is a
+    :class:`ConfigError`."""
+    from gasp.studies import get_study_type
+
+    config = audit.config
+    metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in audit.studies}
+    detect = parse_detect(config.detect, metrics)
+    args = (audit.baseline, audit.level)
+    found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
+                       measure=measure and not detect)  # fmt: skip
+    if found.sizes:
+        sizes = {**config.sizes, **found.sizes}
+        resized = dataclasses.replace(config, sizes=sizes)
+        names = [f"{m.name}={m.spec}" for m in audit.models if not m.variant_prompt]
+        variants = {m.name: m.variant_prompt for m in audit.models if m.variant_prompt}
+        resized = dataclasses.replace(resized, system_prompt_variants=variants)
+        audit = prepare_audit(names, audit.studies, audit.baseline, audit.out, audit.level, resized)
+        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
+                           measure=measure)  # fmt: skip
+        found.sizes = {k: dict(v) for k, v in sizes.items()}
+    elif detect and measure:
+        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate)
+    if config.max_requests is not None and found.requests > config.max_requests:
+        raise ConfigError(
+            f"the plan needs {found.requests} requests, more than --max-requests "
+            f"{config.max_requests}; ask for a larger difference or fewer studies"
+        )
+    if config.max_cost is not None:
+        if found.cost_usd is None:
+            raise ConfigError("--max-cost needs models with a known price (openai/<model>)")
+        if found.cost_usd > config.max_cost:
+            raise ConfigError(
+                f"the plan may cost {found.cost_usd:.2f} USD, more than --max-cost "
+                f"{config.max_cost:g}"
+            )
+    return audit, found
 
 
 def execute(audit: PreparedAudit, console: Console | None = None, title: str = "") -> Scorecard:
@@ -250,6 +302,11 @@ def run_audit(
     study_list = studies.split(",") if isinstance(studies, str) else studies
     study_list = [s.strip() for s in study_list or () if s.strip()] or None
     audit = prepare_audit(model_list, study_list, baseline, Path(out), level, config)
+    if config.detect or config.max_requests is not None or config.max_cost is not None:
+        audit, planned = plan(audit)
+        console = Console(stderr=True, quiet=config.quiet)
+        for line in planned.lines():
+            console.print(line, highlight=False)
     return execute(audit)
 
 
@@ -259,6 +316,7 @@ __all__ = [
     "AuditConfig",
     "PreparedAudit",
     "execute",
+    "plan",
     "prepare_audit",
     "run_audit",
 ]

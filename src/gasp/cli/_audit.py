@@ -85,10 +85,34 @@ def audit_command(
         list[str] | None,
         typer.Option(help="STUDY or 'all': run it again from scratch (repeatable)."),
     ] = None,
+    plan: Annotated[
+        bool,
+        typer.Option(
+            "--plan",
+            help="Print the plan (units, detectable differences, requests, tokens, time) "
+            "and stop; a local engine is timed on a few requests, nothing is stored.",
+        ),
+    ] = False,
+    detect: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="STUDY:METRIC=DELTA: size the study so DELTA is found with 80% power (repeatable)."
+        ),
+    ] = None,
+    max_requests: Annotated[
+        int | None, typer.Option(help="Refuse a plan that needs more requests than this.")
+    ] = None,
+    max_cost: Annotated[
+        float | None, typer.Option(help="Refuse a plan that may cost more USD than this.")
+    ] = None,
+    request_rate: Annotated[
+        float, typer.Option(help="Requests per second a server answers, for the plan's time.")
+    ] = 1.0,
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
     from gasp.audit import AuditConfig, execute, prepare_audit
+    from gasp.audit import plan as plan_audit
 
     config = AuditConfig(
         system_prompt_variants=list(system_prompt_variant or []),
@@ -104,9 +128,19 @@ def audit_command(
         margins=list(margin or []),
         junit=junit,
         redo=list(redo or []),
+        detect=list(detect or []),
+        max_requests=max_requests,
+        max_cost=max_cost,
+        request_rate=request_rate,
     )
     names = [s.strip() for s in studies.split(",") if s.strip()] if studies else None
     audit = prepare_audit(list(model or []), names, baseline, out, level, config)
+    if plan or detect or max_requests is not None or max_cost is not None:
+        audit, planned = plan_audit(audit)
+        for line in planned.lines():
+            typer.echo(line)
+        if plan:
+            return
     title = f"gasp audit: {len(audit.models)} models x {len(audit.studies)} studies -> {out}"
     card = execute(audit, title=title)
     print_gate(card)

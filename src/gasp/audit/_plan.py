@@ -1,0 +1,313 @@
+"""The plan of an audit, before any money is spent: per study and headline metric, the
+units compared, the smallest difference found with 80% power at the audit's level after
+its Benjamini-Hochberg correction, the requests and tokens, and the expected time.
+
+``detect`` (``--detect STUDY:METRIC=DELTA``) chooses a study's size (its samples per
+item, ``n``) so that a difference of DELTA in that metric is found with 80% power. The
+baseline's share comes from a pilot (the baseline's saved run of that study in the audit
+folder) where there is one, else it is assumed to be 0.5 (the most variable share); the
+assumptions are listed with the plan. The time is the requests times the seconds per
+request the backend takes: a local engine (``embedded``, ``hf``, ``vllm``, ``mock``)
+is timed on a few of the study's own requests; a server is assumed to answer
+``request_rate`` requests per second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import math
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from gasp.audit._execute import RunSpec
+from gasp.audit._models import SERVER_PROVIDERS
+from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS, Effect, detectable, units_needed
+from gasp.errors import ConfigError, GaspError
+from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, LOWER, AuditResults
+
+#: Requests per second assumed of a server where nothing is measured.
+DEFAULT_REQUEST_RATE = 1.0
+#: Per-unit standard deviation of paired differences assumed without a pilot.
+DEFAULT_UNIT_SD = 0.1
+#: Requests timed on a local engine (after one that loads it).
+TIMED_REQUESTS = 4
+#: The size option ``detect`` sets.
+SIZE_KEY = "n"
+_BINARY_UNITS = {"stories": 1.0, "answers": 1.0, "triples": 1.0 / 3.0}
+
+
+@dataclasses.dataclass(frozen=True)
+class PlanRow:
+    """One study and headline metric of a plan."""
+
+    study: str
+    metric: str
+    test: str
+    units: int
+    unit_name: str
+    detectable: float
+    target: float | None
+    assumption: str
+
+
+@dataclasses.dataclass
+class AuditPlan:
+    """The plan: its rows, the cost of each run and the assumptions it rests on."""
+
+    level: float
+    comparisons: int
+    alpha: float
+    rows: list[PlanRow]
+    #: ``model/study`` -> (requests, tokens at most, seconds expected).
+    runs: dict[str, tuple[int, int, float]]
+    sizes: dict[str, dict[str, Any]]
+    assumptions: list[str]
+    cost_usd: float | None = None
+
+    @property
+    def requests(self) -> int:
+        """Requests of the whole audit."""
+        return sum(r for r, _, _ in self.runs.values())
+
+    @property
+    def tokens(self) -> int:
+        """Tokens of the whole audit at most (prompt and completion)."""
+        return sum(t for _, t, _ in self.runs.values())
+
+    @property
+    def seconds(self) -> float:
+        """Expected wall time of the whole audit (its runs one after another)."""
+        return sum(s for _, _, s in self.runs.values())
+
+    def lines(self) -> list[str]:
+        """The plan as lines to print."""
+        out = [
+            f"plan: {self.comparisons} comparisons; level {self.level:g} after "
+            f"Benjamini-Hochberg: {self.alpha:.3g} per comparison; power 0.8",
+        ]
+        for row in self.rows:
+            found = "none" if not math.isfinite(row.detectable) else f"{row.detectable:.3g}"
+            target = "" if row.target is None else f" (asked: {row.target:g})"
+            out.append(
+                f"  {row.study} {row.metric}: {row.units} {row.unit_name}, {row.test}, "
+                f"detectable difference {found}{target}"
+            )
+        for key, (requests, tokens, seconds) in self.runs.items():
+            out.append(f"  {key}: {requests} requests, <= {tokens} tokens, ~{seconds:.0f} s")
+        cost = "" if self.cost_usd is None else f", <= {self.cost_usd:.2f} USD"
+        out.append(
+            f"total: {self.requests} requests, <= {self.tokens} tokens{cost}, "
+            f"expected {self.seconds / 60:.1f} min"
+        )
+        out += [f"assumed: {a}" for a in self.assumptions]
+        return out
+
+
+def parse_detect(pairs: Sequence[str], metrics: Mapping[str, Sequence[str]]) -> dict:
+    """``STUDY:METRIC=DELTA`` pairs as ``{(study, metric): delta}``."""
+    found: dict[tuple[str, str], float] = {}
+    for text in pairs:
+        head, sep, value = text.partition("=")
+        study, colon, metric = head.partition(":")
+        if not (sep and colon) or study not in metrics or metric not in metrics[study]:
+            raise ConfigError(
+                f"--detect must be STUDY:METRIC=DELTA with a chosen study's headline metric, "
+                f"got {text!r}"
+            )
+        try:
+            delta = float(value)
+        except ValueError:
+            delta = math.nan
+        if not 0.0 < delta < math.inf:
+            raise ConfigError(f"--detect {head}: DELTA must be a positive number, got {value!r}")
+        found[(study, metric)] = delta
+    return found
+
+
+def _kind(metric: Any) -> str | None:
+    over = metric.paired_over or ""
+    if over in _BINARY_UNITS:
+        return PAIRED_SHARE if metric.better in (CLOSER_TO_0, CLOSER_TO_REFERENCE) else MCNEMAR
+    if over:
+        return PAIRED_UNITS
+    return None
+
+
+def _units(spec: RunSpec, over: str, requests: int) -> int:
+    if over in _BINARY_UNITS:
+        return int(requests * _BINARY_UNITS[over])
+    from gasp.runner import as_plan
+
+    attribute = "job" if over == "jobs" else "subject"
+    return len({item.attributes.get(attribute) for item in as_plan(spec.build()).items})
+
+
+def _pilot(spec: RunSpec | None, metric: Any) -> tuple[float, float | None, float] | None:
+    """The baseline's share, reference and share of units the metric counts, from its
+    saved run (None without one)."""
+    if spec is None or not (spec.paths.results / "results.json").is_file():
+        return None
+    try:
+        reading = metric.reading(AuditResults.load(spec.paths.results))
+    except GaspError:
+        return None
+    if not math.isfinite(reading.value):
+        return None
+    reference = reading.reference if metric.better == CLOSER_TO_REFERENCE else None
+    if metric.better == CLOSER_TO_0:
+        reference = 0.0
+    counted = (
+        reading.n / len(reading.units) if reading.units is not None and len(reading.units) else 1.0
+    )
+    return float(reading.value), reference, counted
+
+
+def _estimate(spec: RunSpec) -> tuple[int, int, float | None]:
+    from gasp.runner import as_plan, estimate_plan
+
+    est = estimate_plan(as_plan(spec.build()), spec.setup.model.spec, spec.decoding_config())
+    return est.requests_max, est.tokens_max, est.cost_max_usd
+
+
+async def _time_requests(spec: RunSpec) -> float:
+    from gasp.backends import GenerationRequest, resolve_backend
+    from gasp.runner import as_plan, build_request
+
+    plan = as_plan(spec.build())
+    requests = [
+        build_request(item, 0, decoding=spec.decoding_config(), run_seed=spec.runner.seed,
+                      system_prompt=plan.system_prompt)
+        for item in plan.items[: TIMED_REQUESTS + 1]
+    ]  # fmt: skip
+    backend = resolve_backend(spec.setup.model.spec, options=spec.setup.backend_options or None)
+    batch = max(1, min(backend.preferred_batch_size(), spec.runner.max_concurrency))
+
+    async def send(chunk: list[Any]) -> None:
+        for start in range(0, len(chunk), batch):
+            part = chunk[start : start + batch]
+            if isinstance(part[0], GenerationRequest):
+                await backend.generate_batch(part)
+            else:
+                await backend.score_batch(part)
+
+    try:
+        await send(requests[:1])  # loads the model
+        began = time.perf_counter()
+        await send(requests[1:])
+        took = time.perf_counter() - began
+    finally:
+        await backend.aclose()
+    return took / max(1, len(requests) - 1)
+
+
+def seconds_per_request(spec: RunSpec, request_rate: float) -> tuple[float, str]:
+    """Seconds one request of ``spec`` takes, and how that was found."""
+    if spec.setup.model.engine in SERVER_PROVIDERS:
+        return 1.0 / request_rate, f"{request_rate:g} requests/s of a server (stated)"
+    seconds = asyncio.run(_time_requests(spec))
+    return seconds, f"{seconds:.3g} s per request, timed on {spec.setup.model.spec}"
+
+
+def plan_audit(
+    specs: Sequence[RunSpec],
+    baseline: str | None,
+    level: float,
+    *,
+    detect: Mapping[tuple[str, str], float] | None = None,
+    request_rate: float = DEFAULT_REQUEST_RATE,
+    measure: bool = True,
+) -> AuditPlan:
+    """The plan of an audit's runs (``specs``, resolved at their sizes)."""
+    from gasp.studies import get_study_type
+
+    detect = dict(detect or {})
+    models = list(dict.fromkeys(s.setup.model.name for s in specs))
+    studies = list(dict.fromkeys(s.study for s in specs))
+    others = max(1, len(models) - 1) if baseline else max(1, len(models) * (len(models) - 1) // 2)
+    metrics = {s: get_study_type(s).headline_metrics() for s in studies}
+    m = others * sum(len(v) for v in metrics.values())
+    alpha = level / m
+    rows: list[PlanRow] = []
+    assumptions: list[str] = [
+        "the two models' answers to one unit are independent given their shares",
+        "a planted difference is the only real one (the correction's strictest case)",
+    ]
+    sizes: dict[str, dict[str, Any]] = {}
+    by_key = {(s.setup.model.name, s.study): s for s in specs}
+    for study in studies:
+        spec = by_key[(baseline or models[0], study)]
+        requests, _, _ = _estimate(spec)
+        for metric in metrics[study]:
+            kind = _kind(metric)
+            over = metric.paired_over or "units"
+            if kind is None:
+                rows.append(
+                    PlanRow(study, metric.name, "unpaired (not planned)", 0, over, math.inf,
+                            detect.get((study, metric.name)), "no per-unit model")
+                )  # fmt: skip
+                continue
+            pilot = _pilot(spec, metric)
+            if pilot is None:
+                p0, reference, counted = (
+                    0.5,
+                    0.5 if metric.better == CLOSER_TO_REFERENCE else None,
+                    1.0,
+                )
+                note = "baseline share 0.5 (no pilot)"
+            else:
+                p0, reference, counted = pilot
+                note = f"baseline share {p0:.3g} from its saved run"
+            if metric.better == CLOSER_TO_0:
+                reference = 0.0
+            effect = Effect(kind, p0=p0, reference=reference,
+                            lower_is_better=metric.better == LOWER, sd=DEFAULT_UNIT_SD)  # fmt: skip
+            if kind == PAIRED_UNITS:
+                note = f"per-unit sd of differences {DEFAULT_UNIT_SD:g} (stated)"
+            units = max(0, int(_units(spec, over, requests) * counted))
+            target = detect.get((study, metric.name))
+            if target is not None:
+                if kind == PAIRED_UNITS:
+                    raise ConfigError(
+                        f"--detect {study}:{metric.name}: paired over {over}, which a sample "
+                        "size does not add; give more of them with --study-option"
+                    )
+                needed = units_needed(effect, target, alpha)
+                if needed is None:
+                    raise ConfigError(f"--detect {study}:{metric.name}={target:g} needs more "
+                                      "units than any plan holds")  # fmt: skip
+                one = dataclasses.replace(spec, shape={**spec.shape, SIZE_KEY: 1})
+                per_size = max(_units(one, over, _estimate(one)[0]) * counted, 1e-9)
+                size = max(1, math.ceil(needed / per_size))
+                sizes[study] = {SIZE_KEY: max(size, int(sizes.get(study, {}).get(SIZE_KEY, 1)))}
+            rows.append(
+                PlanRow(study, metric.name, kind, units, over, detectable(effect, units, alpha),
+                        target, note)
+            )  # fmt: skip
+    runs: dict[str, tuple[int, int, float]] = {}
+    cost: float | None = 0.0
+    timed: dict[tuple[str, str], float] = {}
+    for spec in specs:
+        requests, tokens, usd = _estimate(spec)
+        key = (spec.setup.model.spec, spec.study)
+        if measure and key not in timed:
+            try:
+                timed[key], how = seconds_per_request(spec, request_rate)
+            except GaspError as exc:  # listed as not served when the audit runs
+                timed[key], how = 0.0, f"not timed on {spec.setup.model.spec} ({exc})"
+            if f"{spec.study}: {how}" not in assumptions:
+                assumptions.append(f"{spec.study}: {how}")
+        runs[spec.key] = (requests, tokens, requests * timed.get(key, 0.0))
+        cost = None if usd is None or cost is None else cost + usd
+    return AuditPlan(level, m, alpha, rows, runs, sizes, assumptions, cost)
+
+
+__all__ = [
+    "DEFAULT_REQUEST_RATE",
+    "AuditPlan",
+    "PlanRow",
+    "parse_detect",
+    "plan_audit",
+    "seconds_per_request",
+]
