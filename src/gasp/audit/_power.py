@@ -103,7 +103,9 @@ def power(effect: Effect, delta: float, n: int, alpha: float) -> float:
         size = delta / effect.sd if effect.sd > 0 else math.inf
     if not math.isfinite(size):
         return 1.0 if size > 0 else 0.0
-    return float(TTestPower().power(effect_size=size, nobs=n, alpha=alpha))
+    value = float(TTestPower().power(effect_size=size, nobs=n, alpha=alpha))
+    # the noncentral t's tail underflows (nan) only far beyond any doubt
+    return value if math.isfinite(value) else 1.0
 
 
 def units_needed(effect: Effect, delta: float, alpha: float) -> int | None:

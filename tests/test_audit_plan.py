@@ -1,0 +1,104 @@
+"""The audit's plan: power of each test kind checked against hand-computed values, a
+plan printed without writing anything, sizes chosen by --detect, a plan too dear
+refused."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy.stats import binom, norm
+
+from _cli import gasp_exit_code
+from gasp.audit import Effect, detectable, power, units_needed
+from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
+
+ALPHA = 0.05 / 11
+
+
+def _exact_mcnemar_power(n: int, p0: float, p1: float, alpha: float) -> float:
+    """Sum over the number of discordant units of the chance the exact test rejects."""
+    b_rate, c_rate = p1 * (1 - p0), p0 * (1 - p1)
+    share_b = b_rate / (b_rate + c_rate)
+    total = 0.0
+    for d in range(1, n + 1):
+        b = np.arange(d + 1)
+        p = np.minimum(1.0, 2 * binom.cdf(np.minimum(b, d - b), d, 0.5))
+        total += binom.pmf(d, n, b_rate + c_rate) * binom.pmf(b, d, share_b)[p <= alpha].sum()
+    return total
+
+
+def test_the_mcnemar_power_matches_the_exact_sum() -> None:
+    effect = Effect(MCNEMAR, p0=0.2, lower_is_better=True)
+    for n in (40, 80):
+        assert power(effect, 0.3, n, ALPHA) == pytest.approx(
+            _exact_mcnemar_power(n, 0.2, 0.5, ALPHA), abs=0.025
+        )
+    # no difference: the test rejects at most at its level
+    assert power(effect, 1e-9, 200, ALPHA) <= ALPHA + 0.005
+
+
+def test_the_paired_share_size_matches_the_normal_formula() -> None:
+    effect = Effect(PAIRED_SHARE, p0=0.5, reference=0.5)
+    p1 = effect.shifted(0.15)
+    assert p1 in (0.35, 0.65)
+    d = 0.15 / math.sqrt(0.25 + p1 * (1 - p1))
+    normal = ((norm.ppf(1 - ALPHA / 2) + norm.ppf(0.8)) / d) ** 2
+    needed = units_needed(effect, 0.15, ALPHA)
+    assert needed is not None and normal <= needed <= normal * 1.03
+    assert power(effect, 0.15, needed, ALPHA) >= 0.8 > power(effect, 0.15, needed - 1, ALPHA)
+    assert detectable(effect, needed, ALPHA) == pytest.approx(0.15, abs=0.002)
+
+
+def test_an_exact_permutation_over_few_units_detects_nothing() -> None:
+    effect = Effect(PAIRED_UNITS, sd=0.1)
+    # 6 jobs: the smallest p-value, 2/64, is above the level
+    assert power(effect, 10.0, 6, ALPHA) == 0.0 and detectable(effect, 6, ALPHA) == math.inf
+    assert power(effect, 1.0, 9, ALPHA) > 0.8  # 2/512 is below it
+
+
+def test_the_plan_prints_cost_and_writes_nothing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-plan-only")
+    out = tmp_path / "audit"
+    code = gasp_exit_code(
+        monkeypatch, "audit", "-m", "old=openai/gpt-4o-mini", "-m", "new=openai/gpt-4.1-mini",
+        "--baseline", "old", "--studies", "narratives,pronoun-pairs", "--plan", "--out", str(out),
+    )  # fmt: skip
+    stdout = capsys.readouterr().out
+    assert code == 0 and not out.exists()
+    assert "old/narratives: " in stdout and " requests, <= " in stdout and "USD" in stdout
+    assert "1 requests/s of a server (stated)" in stdout
+    assert "narratives female_share: " in stdout and "detectable difference" in stdout
+
+
+def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "audit"
+    args = (
+        "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
+        "--model-option", "b:female_share=0.05", "--baseline", "a",
+        "--studies", "narratives", "--detect", "narratives:female_share=0.4",
+        "--out", str(out),
+    )  # fmt: skip
+    assert gasp_exit_code(monkeypatch, *args, "--max-requests", "10") == 2
+    err = capsys.readouterr().err
+    assert "more than --max-requests 10" in err and not out.exists()
+    assert gasp_exit_code(monkeypatch, *args, "--detect", "narratives:nope=0.1") == 2
+    assert "--detect" in capsys.readouterr().err
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    stdout = capsys.readouterr().out
+    assert "(asked: 0.4)" in stdout
+    line = next(s for s in stdout.splitlines() if "narratives female_share" in s)
+    stories = int(line.split(": ")[1].split(" ")[0])
+    runs = json.loads((out / "audit.json").read_text(encoding="utf-8"))["runs"]
+    n = runs["b/narratives"]["study_options"]["n"]
+    assert stories == 4 * n  # two occupations by two openings at --quick
+    card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+    share = next(c for c in card["comparisons"] if c["metric"] == "female_share")
+    assert share["n_shared"] == stories
