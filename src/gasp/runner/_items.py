@@ -179,6 +179,10 @@ class StudyPlan:
                 raise ConfigError(f"study {self.name!r} has two items with key {item.item_id}")
             seen.add(item.key)
 
+    def to_plan(self) -> StudyPlan:
+        """The plan itself (a plan is :class:`Plannable` too)."""
+        return self
+
     @property
     def kinds(self) -> tuple[RequestKind, ...]:
         """The request kinds the items need, in the order first met."""

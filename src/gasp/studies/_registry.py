@@ -147,9 +147,7 @@ class StudyType(abc.ABC):
         preset = {k: v for k, v in self.quick_options().items() if k != "max_tokens"}
         return with_quick(self.study_options, given, preset)
 
-    def resolve_options(
-        self, given: Mapping[str, Any], *, quick: bool = False
-    ) -> ResolvedOptions:
+    def resolve_options(self, given: Mapping[str, Any], *, quick: bool = False) -> ResolvedOptions:
         """The options to read: each declared option checked, typed and defaulted once
         (with ``quick``, its ``--quick`` value first where none was given)."""
         values = self.with_quick(given) if quick else given

@@ -49,8 +49,7 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         overridden_by=_JOB_CHOICE,
     ),
     "job_count": StudyOption(
-        "the first K jobs, the two groups alternating (the quick six first, then Table 4's "
-        "order)",
+        "the first K jobs, the two groups alternating (the quick six first, then Table 4's order)",
         kind="int",
         minimum=2,
         size="jobs (each scored under every template, expression and prompt)",

@@ -75,9 +75,7 @@ class PronounPairs(StudyType):
                 size="profession pairs, each asked with every template (the triples "
                 "McNemar's test pairs)",
             ),
-            "pair_seed": StudyOption(
-                "seed of the draw of pairs", kind="int", minimum=0, default=0
-            ),
+            "pair_seed": StudyOption("seed of the draw of pairs", kind="int", minimum=0, default=0),
             "n": StudyOption(
                 "answers per prompt (also --n)", kind="int", minimum=1, default=1, quick=1
             ),
