@@ -25,6 +25,19 @@ NAME = "text-lengths"
 PROFESSIONS = ("nurse", "pilot", "teacher")
 
 
+#: The study's one option, declared once (kind, range, default, --quick value, size).
+OPTIONS = {
+    "n": StudyOption(
+        "descriptions per profession",
+        kind="int",
+        minimum=1,
+        default=2,
+        quick=1,
+        size="descriptions per profession",
+    )
+}
+
+
 def lengths(frame: pd.DataFrame) -> AuditResults:
     """Texts and mean words per profession of a frame with ``profession`` and ``text``."""
     words = frame["text"].astype(str).str.split().str.len()
@@ -44,16 +57,7 @@ class TextLengths(StudyType):
 
     name = NAME
     description = "Words per description of each profession (an example plugin)."
-    study_options = {
-        "n": StudyOption(
-            "descriptions per profession",
-            kind="int",
-            minimum=1,
-            default=2,
-            quick=1,
-            size="descriptions per profession",
-        )
-    }
+    study_options = OPTIONS
     table_roles = (
         TableRole("text", "the description"),
         TableRole("profession", "the profession described"),
