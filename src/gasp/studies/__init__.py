@@ -17,12 +17,9 @@ from gasp.studies._plugins import ENTRY_POINT_GROUP, StudyPlugin, study_plugins
 from gasp.studies._registry import (
     BUILTIN_STUDY_MODULES,
     COMMON_OPTIONS,
-    DECODING_KEYS,
     DEFAULT_STUDY_KIND,
     STUDY_KIND_KEY,
-    PlanSize,
     StudyType,
-    count_units,
     forget_plugins,
     get_study_type,
     plugin_warnings,
@@ -35,6 +32,7 @@ from gasp.studies._registry import (
     study_type_of_manifest,
     study_types,
 )
+from gasp.studies._sizes import DECODING_KEYS, PlanSize, count_units
 
 __all__ = [
     "BUILTIN_STUDY_MODULES",

@@ -31,6 +31,7 @@ from gasp.studies._options import (
     with_quick,
 )
 from gasp.studies._plugins import StudyPlugin, study_plugins
+from gasp.studies._sizes import DECODING_KEYS, PlanSize
 
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
@@ -44,23 +45,6 @@ BUILTIN_STUDY_MODULES: Mapping[str, str] = {
 #: The key of a study file naming its study type (default: more-of-the-same).
 STUDY_KIND_KEY = "study"
 DEFAULT_STUDY_KIND = "more-of-the-same"
-
-
-@dataclasses.dataclass(frozen=True)
-class PlanSize:
-    """The size of a study's plan: what an audit compares and what it costs.
-
-    ``units`` are the paired units the study's comparisons pair over (stories, triples,
-    jobs, occupations, ...; :meth:`StudyType.size_units`), ``requests`` the model calls
-    of the plan (``requests_max`` where an adaptive stopping rule may draw more, else
-    the same), ``max_tokens`` the most tokens one answer may take (1 for a scoring
-    request).
-    """
-
-    units: int
-    requests: int
-    requests_max: int
-    max_tokens: int
 
 
 class StudyType(abc.ABC):
@@ -248,16 +232,6 @@ class StudyType(abc.ABC):
         (default: not supported)."""
         raise ConfigError(f"study {self.name!r} has no comparison across runs")
 
-
-def count_units(plan: StudyPlan, *attributes: str) -> int:
-    """The number of distinct values of ``attributes`` among ``plan``'s items (the jobs,
-    the occupations, the (template, pair) triples of a plan): a study's
-    :meth:`StudyType.size_units` where its units are not its answers."""
-    return len({tuple(item.attributes.get(a) for a in attributes) for item in plan.items})
-
-
-#: The decoding settings a study may default (:meth:`StudyType.decoding_settings`).
-DECODING_KEYS = ("temperature", "top_p", "max_tokens")
 
 #: Options every study accepts (it may ignore them): the run seed, samples per item,
 #: example texts kept per word.
