@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 #: Example generations saved per significant word (the report's example browser).
 EXAMPLES_PER_WORD = 50
-#: Keys of a study's ``--quick`` preset that are decoding settings, not study options.
-_DECODING_KEYS = ("temperature", "top_p", "max_tokens")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,7 +70,7 @@ class RunSpec:
         """The study to generate (a variant's system prompt added)."""
         from gasp.runner import SystemPromptVariant
 
-        study = self.study_type.build(self.study, self.shape)
+        study = self.study_type.plan(self.study, self.shape)
         prompt = self.setup.model.variant_prompt
         return SystemPromptVariant(study, prompt) if prompt else study
 
@@ -135,21 +133,16 @@ def run_spec(
     """Resolve one run: the study's ``--study-option`` ``pairs`` (checked against its
     declarations), ``sizes`` (the planner's), its ``--quick`` preset for what is left
     unset, and its decoding defaults; nothing is run or written."""
-    from gasp.backends import DecodingConfig, parse_model_options
+    from gasp.backends import parse_model_options
     from gasp.studies import check_study_options, study_type_for
 
     kind = study_type_for(study)
     own = parse_model_options(list(pairs), flag="--study-option")
     check_study_options(kind.name, kind.study_options, own)
     shape: dict[str, Any] = {**(sizes or {}), **own}
-    preset = kind.quick_options() if quick else {}
-    for key, value in preset.items():
-        if key not in _DECODING_KEYS and shape.get(key) is None:
-            shape[key] = value
-    base = DecodingConfig()
-    decoding: dict[str, Any] = {k: getattr(base, k) for k in _DECODING_KEYS}
-    decoding.update(kind.decoding_defaults())
-    decoding.update({k: preset[k] for k in _DECODING_KEYS if k in preset})
+    if quick:
+        shape = kind.with_quick(shape)
+    decoding = kind.decoding_settings({}, quick=quick)
     return RunSpec(
         setup=setup,
         study=study,

@@ -2,13 +2,14 @@
 units compared, the smallest difference found with 80% power at the audit's level after
 its Benjamini-Hochberg correction, the requests and tokens, and the expected time.
 
-``detect`` (``--detect STUDY:METRIC=DELTA``) chooses a study's size (its samples per
-item, ``n``) so that a difference of DELTA in that metric is found with 80% power. The
-baseline's share comes from a pilot (the baseline's saved run of that study in the audit
-folder) where there is one, else it is assumed to be 0.5 (the most variable share); the
-assumptions are listed with the plan. The time is the requests times the seconds per
-request the backend takes: a local engine (``embedded``, ``hf``, ``vllm``, ``mock``)
-is timed on a few of the study's own requests; a server is assumed to answer
+``detect`` (``--detect STUDY:METRIC=DELTA``) chooses a study's size (the first of its
+declared size options that adds the units the metric pairs over) so that a difference
+of DELTA in that metric is found with 80% power. The baseline's share comes from a pilot
+(the baseline's saved run of that study in the audit folder) where there is one, else it
+is assumed to be 0.5 (the most variable share); the assumptions are listed with the
+plan. The time is the requests times the seconds per request the backend takes: a local
+engine (``embedded``, ``hf``, ``vllm``, ``mock``) is timed on a few of the study's own
+requests; a server is assumed to answer
 ``request_rate`` requests per second.
 """
 
@@ -33,8 +34,6 @@ DEFAULT_REQUEST_RATE = 1.0
 DEFAULT_UNIT_SD = 0.1
 #: Requests timed on a local engine (after one that loads it).
 TIMED_REQUESTS = 4
-#: The size option ``detect`` sets.
-SIZE_KEY = "n"
 _BINARY_UNITS = {"stories": 1.0, "answers": 1.0, "triples": 1.0 / 3.0}
 
 
@@ -135,13 +134,23 @@ def _kind(metric: Any) -> str | None:
     return None
 
 
-def _units(spec: RunSpec, over: str, requests: int) -> int:
+def _units(spec: RunSpec, over: str, shape: Mapping[str, Any] | None = None) -> int:
+    """The units ``over`` which a metric of ``spec``'s study pairs, at ``shape``."""
+    size = spec.study_type.plan_size(dict(spec.shape if shape is None else shape))
     if over in _BINARY_UNITS:
-        return int(requests * _BINARY_UNITS[over])
-    from gasp.runner import as_plan
+        return int(size.requests_max * _BINARY_UNITS[over])
+    return size.units
 
-    attribute = "job" if over == "jobs" else "subject"
-    return len({item.attributes.get(attribute) for item in as_plan(spec.build()).items})
+
+def _size_for(spec: RunSpec, over: str, needed: float) -> tuple[str, int] | None:
+    """The size option of ``spec``'s study, and its value, that gives ``needed`` units
+    (None: no size option adds such units)."""
+    for key in spec.study_type.size_options():
+        one = _units(spec, over, {**spec.shape, key: 1})
+        two = _units(spec, over, {**spec.shape, key: 2})
+        if two > one:
+            return key, max(1, math.ceil((needed - one) / (two - one)) + 1)
+    return None
 
 
 def _pilot(spec: RunSpec | None, metric: Any) -> tuple[float, float | None, float] | None:
@@ -238,7 +247,6 @@ def plan_audit(
     by_key = {(s.setup.model.name, s.study): s for s in specs}
     for study in studies:
         spec = by_key[(baseline or models[0], study)]
-        requests, _, _ = _estimate(spec)
         for metric in metrics[study]:
             kind = _kind(metric)
             over = metric.paired_over or "units"
@@ -265,22 +273,19 @@ def plan_audit(
                             lower_is_better=metric.better == LOWER, sd=DEFAULT_UNIT_SD)  # fmt: skip
             if kind == PAIRED_UNITS:
                 note = f"per-unit sd of differences {DEFAULT_UNIT_SD:g} (stated)"
-            units = max(0, int(_units(spec, over, requests) * counted))
+            units = max(0, int(_units(spec, over) * counted))
             target = detect.get((study, metric.name))
             if target is not None:
-                if kind == PAIRED_UNITS:
-                    raise ConfigError(
-                        f"--detect {study}:{metric.name}: paired over {over}, which a sample "
-                        "size does not add; give more of them with --study-option"
-                    )
                 needed = units_needed(effect, target, alpha)
-                if needed is None:
-                    raise ConfigError(f"--detect {study}:{metric.name}={target:g} needs more "
-                                      "units than any plan holds")  # fmt: skip
-                one = dataclasses.replace(spec, shape={**spec.shape, SIZE_KEY: 1})
-                per_size = max(_units(one, over, _estimate(one)[0]) * counted, 1e-9)
-                size = max(1, math.ceil(needed / per_size))
-                sizes[study] = {SIZE_KEY: max(size, int(sizes.get(study, {}).get(SIZE_KEY, 1)))}
+                sized = None if needed is None else _size_for(spec, over, needed / counted)
+                if sized is None:
+                    raise ConfigError(
+                        f"--detect {study}:{metric.name}={target:g}: no size of the study "
+                        f"gives the {over} it needs"
+                    )
+                option, value = sized
+                sizes.setdefault(study, {})
+                sizes[study][option] = max(value, int(sizes[study].get(option, 1)))
             rows.append(
                 PlanRow(study, metric.name, kind, units, over, detectable(effect, units, alpha),
                         target, note)
