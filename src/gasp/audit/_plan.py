@@ -32,8 +32,8 @@ from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, LOWER, AuditResults
 DEFAULT_REQUEST_RATE = 1.0
 #: Per-unit standard deviation of paired differences assumed without a pilot.
 DEFAULT_UNIT_SD = 0.1
-#: Requests timed on a local engine (after one that loads it).
-TIMED_REQUESTS = 4
+#: Most requests of the one batch timed on a local engine (after one that loads it).
+MAX_TIMED_BATCH = 32
 _BINARY_UNITS = {"stories": 1.0, "answers": 1.0, "triples": 1.0 / 3.0}
 
 
@@ -181,25 +181,27 @@ def _estimate(spec: RunSpec) -> tuple[int, int, float | None]:
 
 
 async def _time_requests(spec: RunSpec) -> float:
+    """Seconds per request of one full batch of the study's own requests, after one
+    request that loads the model (the runner sends the backend such batches)."""
     from gasp.backends import GenerationRequest, resolve_backend
     from gasp.runner import as_plan, build_request
 
     plan = as_plan(spec.build())
-    requests = [
-        build_request(item, 0, decoding=spec.decoding_config(), run_seed=spec.runner.seed,
-                      system_prompt=plan.system_prompt)
-        for item in plan.items[: TIMED_REQUESTS + 1]
-    ]  # fmt: skip
     backend = resolve_backend(spec.setup.model.spec, options=spec.setup.backend_options or None)
-    batch = max(1, min(backend.preferred_batch_size(), spec.runner.max_concurrency))
+    batch = max(1, min(backend.preferred_batch_size(), MAX_TIMED_BATCH))
+    decoding, seed = spec.decoding_config(), spec.runner.seed
+    requests = [
+        build_request(item, index, decoding=decoding, run_seed=seed,
+                      system_prompt=plan.system_prompt)
+        for item in plan.items
+        for index in range(item.n)
+    ][: batch + 1]  # fmt: skip
 
     async def send(chunk: list[Any]) -> None:
-        for start in range(0, len(chunk), batch):
-            part = chunk[start : start + batch]
-            if isinstance(part[0], GenerationRequest):
-                await backend.generate_batch(part)
-            else:
-                await backend.score_batch(part)
+        if isinstance(chunk[0], GenerationRequest):
+            await backend.generate_batch(chunk)
+        else:
+            await backend.score_batch(chunk)
 
     try:
         await send(requests[:1])  # loads the model
