@@ -183,6 +183,18 @@ def test_auto_scoring_is_the_cache_on_the_cpu_and_joint_on_a_gpu() -> None:
         resolve_backend("hf/org/model", options={"device": "cpu", "scoring": "fast"})
 
 
+def test_the_decoder_is_generate_on_the_cpu_and_unknown_ones_are_refused() -> None:
+    backend = resolve_backend("hf/org/model", options={"device": "cpu"})
+    assert backend.decoder == "generate"
+    assert not backend.tf32
+    static = resolve_backend("hf/org/model", options={"device": "cpu", "decoder": "static"})
+    assert static.decoder == "static"
+    # TF32 exists on a GPU only: asked for on the CPU, float32 stays exact
+    assert not resolve_backend("hf/org/model", options={"device": "cpu", "tf32": True}).tf32
+    with pytest.raises(ConfigError, match="auto, static, generate"):
+        resolve_backend("hf/org/model", options={"device": "cpu", "decoder": "fast"})
+
+
 def test_batched_log_probabilities_equal_the_per_token_reference() -> None:
     generator = torch.Generator().manual_seed(3)
     hidden = torch.randn(3, 7, 5, generator=generator)
