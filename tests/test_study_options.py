@@ -166,7 +166,7 @@ def test_gasp_studies_lists_each_option_with_type_default_quick_value_and_range(
     row = next(line for line in out.splitlines() if "gender_threshold" in line)
     assert "number" in row and "0.9" in row and "(0.5, 1]" in row
     row = next(line for line in out.splitlines() if line.startswith("│ n "))
-    assert "integer" in row and "20" in row and " 2 " in row and "a size" in row
+    assert "integer" in row and "20" in row and " 2 " in row and "size: stories" in row
     assert "--max-tokens 40" in out
 
 

@@ -35,7 +35,7 @@ def _print_options(study: StudyType, console: Console) -> None:
         if not isinstance(option, StudyOption):
             table.add_row(name, "text", "-", "-", "", escape(str(option)))
             continue
-        what = option.help + (f" (a size: {option.size})" if option.size else "")
+        what = option.help + (f"; size: {option.size}" if option.size else "")
         table.add_row(
             name,
             option.kind_name,
