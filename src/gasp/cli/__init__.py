@@ -28,9 +28,11 @@ from gasp.cli import (
     _tour,  # noqa: F401
     _version,  # noqa: F401
 )
-from gasp.cli._app import app
+from gasp.cli._app import app, one_line_help
 from gasp.cli._failures import BROKEN_PIPE_EXIT_CODE, OutputWatch, os_error_line, quiet_exit
 from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
+
+one_line_help(app)
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
+from gasp.cli._names import OldOutputOption
 from gasp.errors import DataError
 
 if TYPE_CHECKING:
@@ -96,9 +97,11 @@ def calibrate_command(
     ),
     threshold: Annotated[float, typer.Option(help="z-score threshold.")] = 1.96,
     alpha_step: Annotated[float, typer.Option(help="Step of the alpha sweep.")] = 0.05,
-    output: Annotated[
-        Path | None, typer.Option(help="Folder to write the search and sweep tables as CSV.")
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder to write the search and sweep tables as CSV."),
     ] = None,
+    output: OldOutputOption = None,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
     import pandas as pd
@@ -134,12 +137,13 @@ def calibrate_command(
         alpha_step=alpha_step,
     )
     _print_report(report, Console())
-    if output is not None:
-        output.mkdir(parents=True, exist_ok=True)
-        report.english_search.to_csv(output / "c_english_search.csv", index=False)
-        report.topic_search.to_csv(output / "c_topic_search.csv", index=False)
-        report.alpha_sweep.to_csv(output / "alpha_sweep.csv", index=False)
+    out = out or output
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        report.english_search.to_csv(out / "c_english_search.csv", index=False)
+        report.topic_search.to_csv(out / "c_topic_search.csv", index=False)
+        report.alpha_sweep.to_csv(out / "alpha_sweep.csv", index=False)
         pd.DataFrame(
             {"parameter": ["c_english", "c_topic"], "value": [report.c_english, report.c_topic]}
-        ).to_csv(output / "constants.csv", index=False)
-        typer.echo(f"wrote {output}")
+        ).to_csv(out / "constants.csv", index=False)
+        typer.echo(f"wrote {out}")

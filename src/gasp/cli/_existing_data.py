@@ -7,7 +7,6 @@ column and, for Marked Words, the columns that define the groups.
 from __future__ import annotations
 
 import re
-from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,6 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
+from gasp.cli._names import MarkedWordsMethod, OldOutputOption
 from gasp.errors import DataError
 
 if TYPE_CHECKING:
@@ -30,13 +30,6 @@ ASSOCIATION_COLUMNS = {
     "neutral": "neutral_count",
     "nonbinary_cue": "nonbinary_cue",
 }
-
-
-class Method(StrEnum):
-    """Which Marked Words variant ``gasp marked-words`` runs."""
-
-    plain = "plain"
-    calibrated = "calibrated"
 
 
 def _group_slug(selector: dict[str, str], taken: set[str]) -> str:
@@ -56,10 +49,13 @@ def associate_command(
         Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL, JSON).")
     ],
     text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
-    output: Annotated[
+    out: Annotated[
         Path | None,
-        typer.Option(help="Write the table with the associated gender and counts here."),
+        typer.Option(
+            "--out", "-o", help="Write the table with the associated gender and counts here."
+        ),
     ] = None,
+    output: OldOutputOption = None,
 ) -> None:
     """Associate each text with a gender (F, M, N or unassigned) and print the shares."""
     from gasp.associate import GENDER_LABELS, associate_counts
@@ -84,8 +80,9 @@ def associate_command(
     for label in labels:
         view.add_row(label, str(n_per_label[label]), f"{n_per_label[label] / len(texts):.1%}")
     console.print(view)
-    if output is not None:
-        written = write_table(table, output)
+    out = out or output
+    if out is not None:
+        written = write_table(table, out)
         typer.echo(f"wrote {written}")
 
 
@@ -126,13 +123,16 @@ def marked_words_command(
     ] = None,
     min_count: Annotated[int, typer.Option(help="Least count of a word in the target group.")] = 0,
     method: Annotated[
-        Method,
+        MarkedWordsMethod,
         typer.Option(help="plain (Marked Personas) or calibrated (More of the Same, Algorithm 4)."),
-    ] = Method.plain,
-    output: Annotated[
+    ] = MarkedWordsMethod.plain,
+    out: Annotated[
         Path | None,
-        typer.Option(help="Write every significant word here (.csv, .json, .jsonl, .parquet)."),
+        typer.Option(
+            "--out", "-o", help="Write every significant word here (.csv, .json, .jsonl, .parquet)."
+        ),
     ] = None,
+    output: OldOutputOption = None,
     top: Annotated[int, typer.Option(help="How many top words to print.")] = 20,
 ) -> None:
     """Find the words that distinguish a target group from every unmarked group."""
@@ -152,7 +152,7 @@ def marked_words_command(
     for selector in unmarked_selectors:
         unmarked_masks[_group_slug(selector, taken)] = group_mask(table, selector)
     counts = count_words(table[text_column].tolist())
-    run = calibrated_marked_words if method is Method.calibrated else marked_words
+    run = calibrated_marked_words if method.calibrated_words else marked_words
     result = run(
         counts,
         target_mask,
@@ -166,13 +166,15 @@ def marked_words_command(
         f"{name} ({int(mask.sum())} texts)" for name, mask in unmarked_masks.items()
     )
     rule = f"FDR {fdr}" if fdr is not None else f"z > {threshold}"
+    variant = "calibrated" if method.calibrated_words else "plain"
     console = Console()
     console.print(
         f"{len(result)} marked words of {target} ({int(target_mask.sum())} texts) "
-        f"against {against}; {method.value} Marked Words, {rule}"
+        f"against {against}; {variant} Marked Words, {rule}"
     )
     if top > 0 and len(result) > 0:
         _print_words(result, names, top, console)
-    if output is not None:
-        written = write_table(result, output)
+    out = out or output
+    if out is not None:
+        written = write_table(result, out)
         typer.echo(f"wrote {written}")
