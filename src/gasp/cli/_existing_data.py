@@ -1,12 +1,8 @@
-"""``gasp associate`` and ``gasp marked-words``: analyse generations the user already has.
-
-Both read a table of generations (CSV, TSV, Parquet, JSON Lines or JSON) with a text
-column and, for Marked Words, the columns that define the groups.
-"""
+"""``gasp associate`` and ``gasp marked-words``: analyse generations the user already has
+(:func:`gasp.pipeline.associate_table`, :func:`gasp.pipeline.marked_words_of_table`)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -16,31 +12,9 @@ from rich.table import Table
 
 from gasp.cli._app import app
 from gasp.cli._names import MarkedWordsMethod, OldOutputOption
-from gasp.errors import DataError
 
 if TYPE_CHECKING:
-    import numpy as np
     import pandas as pd
-
-#: Columns ``gasp associate`` adds to the table.
-ASSOCIATION_COLUMNS = {
-    "gender": "associated_gender",
-    "female": "female_count",
-    "male": "male_count",
-    "neutral": "neutral_count",
-    "nonbinary_cue": "nonbinary_cue",
-}
-
-
-def _group_slug(selector: dict[str, str], taken: set[str]) -> str:
-    """A column-friendly name for a group from its values (``a White`` -> ``a_White``)."""
-    base = "_".join(re.sub(r"[^0-9A-Za-z]+", "_", v).strip("_") for v in selector.values())
-    base = base or "group"
-    name, i = base, 2
-    while name in taken:
-        name, i = f"{base}_{i}", i + 1
-    taken.add(name)
-    return name
 
 
 @app.command(name="associate")
@@ -58,32 +32,22 @@ def associate_command(
     output: OldOutputOption = None,
 ) -> None:
     """Associate each text with a gender (F, M, N or unassigned) and print the shares."""
-    from gasp.associate import GENDER_LABELS, associate_counts
-    from gasp.io import read_generations, write_table
-    from gasp.text import count_words
+    from gasp.io import write_table
+    from gasp.pipeline import associate_table
 
-    table = read_generations(file, text_column)
-    texts = table[text_column].tolist()
-    association = associate_counts(texts, count_words(texts))
-    added = association.table.rename(columns=ASSOCIATION_COLUMNS)
-    for column in added.columns:
-        table[column] = added[column].to_numpy()
-    labels = [*GENDER_LABELS, "unassigned"]
-    n_per_label = association.genders.fillna("unassigned").value_counts().reindex(labels)
-    n_per_label = n_per_label.fillna(0).astype(int)
+    table, counts = associate_table(file, text_column)
     console = Console()
-    console.print(f"Associated gender of {len(texts)} texts in {file}")
+    console.print(f"Associated gender of {len(table)} texts in {file}")
     view = Table()
     view.add_column("gender")
     view.add_column("texts", justify="right")
     view.add_column("share", justify="right")
-    for label in labels:
-        view.add_row(label, str(n_per_label[label]), f"{n_per_label[label] / len(texts):.1%}")
+    for label, count in counts.items():
+        view.add_row(str(label), str(count), f"{count / len(table):.1%}")
     console.print(view)
     out = out or output
     if out is not None:
-        written = write_table(table, out)
-        typer.echo(f"wrote {written}")
+        typer.echo(f"wrote {write_table(table, out)}")
 
 
 def _print_words(result: pd.DataFrame, names: list[str], top: int, console: Console) -> None:
@@ -136,45 +100,30 @@ def marked_words_command(
     top: Annotated[int, typer.Option(help="How many top words to print.")] = 20,
 ) -> None:
     """Find the words that distinguish a target group from every unmarked group."""
-    from gasp.io import read_generations, write_table
-    from gasp.stats import calibrated_marked_words, group_mask, marked_words, parse_selector
-    from gasp.text import count_words
+    from gasp.io import write_table
+    from gasp.pipeline import marked_words_of_table
 
-    target_selector = parse_selector(target)
-    unmarked_selectors = [parse_selector(u) for u in unmarked]
-    if not unmarked_selectors:
-        raise DataError("give at least one --unmarked group")
-    columns = {c for s in [target_selector, *unmarked_selectors] for c in s}
-    table = read_generations(file, text_column, sorted(columns))
-    target_mask = group_mask(table, target_selector)
-    taken: set[str] = set()
-    unmarked_masks: dict[str, np.ndarray] = {}
-    for selector in unmarked_selectors:
-        unmarked_masks[_group_slug(selector, taken)] = group_mask(table, selector)
-    counts = count_words(table[text_column].tolist())
-    run = calibrated_marked_words if method.calibrated_words else marked_words
-    result = run(
-        counts,
-        target_mask,
-        unmarked_masks,
+    found = marked_words_of_table(
+        file,
+        target,
+        unmarked,
+        text_column=text_column,
         threshold=threshold,
-        fdr_alpha=fdr,
+        fdr=fdr,
         min_count=min_count,
+        calibrated=method.calibrated_words,
     )
-    names = list(unmarked_masks)
-    against = ", ".join(
-        f"{name} ({int(mask.sum())} texts)" for name, mask in unmarked_masks.items()
-    )
+    result = found.words
+    against = ", ".join(f"{name} ({n} texts)" for name, n in found.unmarked_sizes.items())
     rule = f"FDR {fdr}" if fdr is not None else f"z > {threshold}"
     variant = "calibrated" if method.calibrated_words else "plain"
     console = Console()
     console.print(
-        f"{len(result)} marked words of {target} ({int(target_mask.sum())} texts) "
+        f"{len(result)} marked words of {target} ({found.target_size} texts) "
         f"against {against}; {variant} Marked Words, {rule}"
     )
     if top > 0 and len(result) > 0:
-        _print_words(result, names, top, console)
+        _print_words(result, list(found.unmarked_sizes), top, console)
     out = out or output
     if out is not None:
-        written = write_table(result, out)
-        typer.echo(f"wrote {written}")
+        typer.echo(f"wrote {write_table(result, out)}")

@@ -8,7 +8,9 @@ their options and prints. It holds the study and generation settings of a run
 (:func:`analysis_options`), the checks before a run (:func:`check_run`, ...), the
 steps (:func:`run_steps`), what an analysis reads (:func:`analyze_source`), the
 probe of a table (:func:`probe_table`) and a run's outputs re-made (:func:`report_run`,
-:func:`export_run`). It knows studies through the registry only.
+:func:`export_run`), and the analyses of a table without a study (:func:`associate_table`,
+:func:`marked_words_of_table`, :func:`calibrate_table`). It knows studies through the
+registry only.
 """
 
 from gasp.pipeline._analysis import ANALYSIS_OPTIONS, analysis_options
@@ -49,9 +51,19 @@ from gasp.pipeline._run import (
 )
 from gasp.pipeline._sources import study_type_of_results
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
+from gasp.pipeline._tables import (
+    ASSOCIATION_COLUMNS,
+    MarkedWordsOfTable,
+    associate_table,
+    calibrate_table,
+    group_column_name,
+    marked_words_of_table,
+    write_calibration,
+)
 
 __all__ = [
     "ANALYSIS_OPTIONS",
+    "ASSOCIATION_COLUMNS",
     "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL",
@@ -64,6 +76,7 @@ __all__ = [
     "AnalysisOutcome",
     "ExportOutcome",
     "GenerationOptions",
+    "MarkedWordsOfTable",
     "OwnOptions",
     "PreparedRun",
     "ProbeSettings",
@@ -76,6 +89,8 @@ __all__ = [
     "TextOptions",
     "analysis_options",
     "analyze_source",
+    "associate_table",
+    "calibrate_table",
     "check_out_folder",
     "check_run",
     "check_writable_folder",
@@ -85,7 +100,9 @@ __all__ = [
     "execute_run",
     "export_run",
     "generation_note",
+    "group_column_name",
     "make_folder",
+    "marked_words_of_table",
     "note_analysis",
     "note_report",
     "prepare_run",
@@ -98,4 +115,5 @@ __all__ = [
     "select_study",
     "study_options",
     "study_type_of_results",
+    "write_calibration",
 ]
