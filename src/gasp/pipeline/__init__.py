@@ -24,7 +24,6 @@ from gasp.pipeline._checks import (
 )
 from gasp.pipeline._generation import (
     DEFAULT_MAX_CONCURRENCY,
-    DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
     DEFAULT_STUDY,
     GenerationOptions,
@@ -65,7 +64,6 @@ __all__ = [
     "ANALYSIS_OPTIONS",
     "ASSOCIATION_COLUMNS",
     "DEFAULT_MAX_CONCURRENCY",
-    "DEFAULT_MAX_TOKENS",
     "DEFAULT_MODEL",
     "DEFAULT_STUDY",
     "EXAMPLES_PER_WORD",
