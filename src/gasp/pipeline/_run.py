@@ -14,15 +14,16 @@ import contextlib
 import dataclasses
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
+from typing import TYPE_CHECKING, Any
 
 from gasp.errors import ConfigError
 from gasp.pipeline._analysis import analysis_options
 from gasp.pipeline._checks import check_out_folder, check_run
 from gasp.pipeline._generation import GenerationOptions, OwnOptions, select_study
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 #: The options that shape a study's items (each study type reads its own).
 SHAPE_OPTIONS = ("occupations", "occupations_file", "n", "templates", "conditions", "cap_factor")

@@ -14,13 +14,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console
-
 from gasp.errors import DataError, GaspError
 from gasp.pipeline._checks import report_from_results
 from gasp.pipeline._incomplete import generation_note, note_analysis
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from gasp.io import RunPaths
     from gasp.pipeline._generation import GenerationOptions
     from gasp.runner import RunOptions
@@ -69,6 +69,8 @@ class StepsOutcome:
 
 def _loud(console: Console) -> Console:
     """``console``, or one on standard error that prints when ``console`` is quiet."""
+    from rich.console import Console
+
     return Console(stderr=True) if console.quiet else console
 
 
