@@ -39,7 +39,6 @@ ExamplesPerWordOption = Annotated[
     int | None,
     typer.Option(
         help="Example generations saved per significant word (default 50).",
-        rich_help_panel=SOME_PANEL,
     ),
 ]
 FdrOption = Annotated[
@@ -60,7 +59,7 @@ FdrScopeOption = Annotated[
 PlainOption = Annotated[
     bool,
     typer.Option(
-        "--plain", help="Plain Marked Words instead of calibrated.", rich_help_panel=SOME_PANEL
+        "--plain", help="Plain Marked Words instead of calibrated.", rich_help_panel=MOTS_PANEL
     ),
 ]
 EmbeddingsOption = Annotated[
@@ -76,7 +75,7 @@ BootstrapOption = Annotated[
 PermutationsOption = Annotated[
     int | None,
     typer.Option(
-        help="Label shuffles of the permutation test (0: none).", rich_help_panel=SOME_PANEL
+        help="Label shuffles of the permutation test (0: none).", rich_help_panel=MOTS_PANEL
     ),
 ]
 

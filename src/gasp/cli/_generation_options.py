@@ -34,12 +34,12 @@ ModelOptionOption = Annotated[
 ]
 OccupationsOption = Annotated[
     str | None,
-    typer.Option(help="Only these occupations (comma separated).", rich_help_panel=MOTS_PANEL),
+    typer.Option(help="Only these occupations (comma separated).", rich_help_panel=SOME_PANEL),
 ]
 OccupationsFileOption = Annotated[
     Path | None,
     typer.Option(
-        help="Your own occupations CSV (column 'occupation').", rich_help_panel=MOTS_PANEL
+        help="Your own occupations CSV (column 'occupation').", rich_help_panel=SOME_PANEL
     ),
 ]
 NOption = Annotated[int | None, typer.Option("--n", help="Samples per cell / per gender.")]

@@ -89,7 +89,6 @@ def run_command(
         int,
         typer.Option(
             help="Example generations kept per significant word in the report.",
-            rich_help_panel=SOME,
         ),
     ] = EXAMPLES_PER_WORD,
     skip: Annotated[
