@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._names import OldOutputOption
+from gasp.cli._names import OldOutputOption, TableArgument, TextColumnOption
 
 if TYPE_CHECKING:
     from gasp.stats import CalibrationReport
@@ -55,7 +55,7 @@ def _print_report(report: CalibrationReport, console: Console) -> None:
 
 @app.command(name="calibrate")
 def calibrate_command(
-    file: Annotated[Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL).")],
+    file: TableArgument,
     unmarked: Annotated[
         list[str],
         typer.Option("--unmarked", help="Unmarked group as column=value[,column=value]; repeat."),
@@ -68,7 +68,7 @@ def calibrate_command(
         str | None,
         typer.Option(help="Comma-separated columns: every combination of values is a target."),
     ] = None,
-    text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    text_column: TextColumnOption = "text",
     n_common: Annotated[
         int, typer.Option(help="Common words: this many most frequent English words.")
     ] = 100,

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._names import MarkedWordsMethod, OldOutputOption
+from gasp.cli._names import MarkedWordsMethod, OldOutputOption, TableArgument, TextColumnOption
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -19,10 +19,8 @@ if TYPE_CHECKING:
 
 @app.command(name="associate")
 def associate_command(
-    file: Annotated[
-        Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL, JSON).")
-    ],
-    text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    file: TableArgument,
+    text_column: TextColumnOption = "text",
     out: Annotated[
         Path | None,
         typer.Option(
@@ -69,9 +67,7 @@ def _print_words(result: pd.DataFrame, names: list[str], top: int, console: Cons
 
 @app.command(name="marked-words")
 def marked_words_command(
-    file: Annotated[
-        Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL, JSON).")
-    ],
+    file: TableArgument,
     target: Annotated[
         str, typer.Option(help='Target group as column=value[,column=value], e.g. "gender=W".')
     ],
@@ -79,7 +75,7 @@ def marked_words_command(
         list[str],
         typer.Option(help="Unmarked group as column=value[,column=value]; repeat for several."),
     ],
-    text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    text_column: TextColumnOption = "text",
     threshold: Annotated[float, typer.Option(help="z-score a word must exceed.")] = 1.96,
     fdr: Annotated[
         float | None,

@@ -1,5 +1,6 @@
 """Options that mean the same in several commands, declared once under one name.
 
+A table of generations is ``FILE`` with its text in ``--text-column``;
 ``--out`` is where a command writes (``--output``, its old spelling, still works but
 is hidden); ``--studies`` takes comma-separated study names and may be repeated
 (``--study``, the tour's old spelling, still works but is hidden).
@@ -14,6 +15,10 @@ from typing import Annotated
 
 import typer
 
+TableArgument = Annotated[
+    Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL, JSON).")
+]
+TextColumnOption = Annotated[str, typer.Option(help="Column holding the text.")]
 OldOutputOption = Annotated[Path | None, typer.Option("--output", hidden=True)]
 StudiesOption = Annotated[
     list[str] | None,
@@ -58,5 +63,7 @@ __all__ = [
     "OldOutputOption",
     "OldStudyOption",
     "StudiesOption",
+    "TableArgument",
+    "TextColumnOption",
     "study_list",
 ]

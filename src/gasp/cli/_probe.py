@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._names import KRule, MarkedWordsMethod
+from gasp.cli._names import KRule, MarkedWordsMethod, TextColumnOption
 
 if TYPE_CHECKING:
     from gasp.probe import ProbeResult
@@ -49,7 +49,7 @@ def probe_command(
     ],
     group_a: Annotated[str, typer.Option(help="First group label (e.g. W or F).")] = "F",
     group_b: Annotated[str, typer.Option(help="Second group label (e.g. M).")] = "M",
-    text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    text_column: TextColumnOption = "text",
     group_column: Annotated[str, typer.Option(help="Column holding the group label.")] = "gender",
     subject_column: Annotated[
         list[str] | None,
