@@ -118,6 +118,20 @@ def test_a_second_call_resumes_the_run(twin_runs: tuple[Path, Path, gasp.RunResu
     pd.testing.assert_frame_equal(again.metrics, result.metrics)
 
 
+def test_compare_gives_the_study_s_comparison_of_two_runs(
+    twin_runs: tuple[Path, Path, gasp.RunResult], tmp_path: Path
+) -> None:
+    cli_out, api_out, _ = twin_runs
+    out = tmp_path / "compared"
+    compared = gasp.compare([cli_out, api_out], out=out, labels=["cli", "api"])
+    assert compared.study == STUDY and compared.results_dir == out
+    assert compared.report is not None and compared.report.is_file()
+    assert compared.tables
+    with pytest.raises(ConfigError, match="--level applies to a scorecard"):
+        gasp.compare([cli_out, api_out], out=tmp_path / "other", level=0.1)
+    assert not (tmp_path / "other").exists()
+
+
 def test_audit_is_the_callable_package_and_stays_so_after_its_import() -> None:
     audit = pytest.importorskip("gasp.audit")
     if not hasattr(audit, "run_audit"):

@@ -138,23 +138,35 @@ def compare(
     *,
     out: str | Path,
     labels: Sequence[str] | None = None,
-) -> RunResult:
-    """Compare analysed runs of one study into ``out`` with its comparison report, as
-    ``gasp compare`` does for runs of one study (for More of the Same: Table 14,
-    Figure 4); ``labels`` name the runs in order. Runs of several studies, or audit
-    folders, are compared by their scorecard (``gasp compare`` on the command line)."""
-    from gasp.pipeline import RunResult, compare_runs
+    level: float | None = None,
+) -> Any:
+    """Compare analysed runs into ``out``, as ``gasp compare`` does.
 
-    options: dict[str, Any] = {"labels": list(labels) if labels else None}
-    folder = Path(out)
-    study, lines = compare_runs([Path(p) for p in paths], folder, options)
-    report = folder / "report"
+    Runs of one study give the study's comparison and its report (for More of the
+    Same: Table 14, Figure 4), returned as a :class:`~gasp.pipeline.RunResult`;
+    ``labels`` name the runs in order. Audit folders, or runs of several studies, give
+    the audit's scorecard (``gasp.audit.compare_folders``) at significance ``level``
+    (default: the level the audit folders record, else the audit's default), returned
+    as its ``Scorecard``.
+    """
+    import importlib
+
+    from gasp.errors import ConfigError
+    from gasp.pipeline import RunResult, compare_runs, needs_scorecard
+
+    folders, folder = [Path(p) for p in paths], Path(out)
+    if needs_scorecard(folders):
+        audit = importlib.import_module("gasp.audit")
+        compare_folders = getattr(audit, "compare_folders", None)
+        if compare_folders is None:
+            raise ConfigError("comparing audit folders or several studies needs gasp compare")
+        return compare_folders(folders, folder, labels, level)
+    if level is not None:
+        raise ConfigError("--level applies to a scorecard (audit folders or several studies)")
+    study, lines = compare_runs(folders, folder, {"labels": list(labels) if labels else None})
+    report = _report_file(folder / "report")
     return RunResult(
-        study=study.name,
-        results_dir=folder,
-        folder=folder,
-        report=_report_file(report),
-        lines=lines,
+        study=study.name, results_dir=folder, folder=folder, report=report, lines=lines
     )
 
 

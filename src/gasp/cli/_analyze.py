@@ -100,13 +100,10 @@ def compare(
     scorecard (scorecard.json and index.html in OUT)."""
     from rich.console import Console
 
-    from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
-    from gasp.io import locate_run
-    from gasp.pipeline import compare_runs, study_type_of_results
+    from gasp.cli._compare_scorecard import compare_scorecard
+    from gasp.pipeline import compare_runs, needs_scorecard
 
-    if any(is_audit_folder(r) for r in runs) or (
-        len({study_type_of_results(locate_run(r).results).name for r in runs}) > 1
-    ):  # audit folders, or runs of several studies: the audit scorecard of the saved results
+    if needs_scorecard(runs):  # audit folders, or runs of several studies: the scorecard
         typer.echo(str(compare_scorecard(runs, out, label)))
         return
     _, lines = compare_runs(runs, out, {"labels": label or None})

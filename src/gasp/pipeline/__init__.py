@@ -14,7 +14,13 @@ registry only.
 """
 
 from gasp.pipeline._analysis import ANALYSIS_OPTIONS, analysis_options
-from gasp.pipeline._analyze import AnalysisOutcome, TextOptions, analyze_source, compare_runs
+from gasp.pipeline._analyze import (
+    AnalysisOutcome,
+    TextOptions,
+    analyze_source,
+    compare_runs,
+    needs_scorecard,
+)
 from gasp.pipeline._checks import (
     check_out_folder,
     check_run,
@@ -101,6 +107,7 @@ __all__ = [
     "group_column_name",
     "make_folder",
     "marked_words_of_table",
+    "needs_scorecard",
     "note_analysis",
     "note_report",
     "prepare_run",

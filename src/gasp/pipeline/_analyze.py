@@ -123,6 +123,18 @@ def results_source(path: Path | None) -> Path:
     return path
 
 
+def needs_scorecard(runs: Sequence[Path]) -> bool:
+    """Whether ``runs`` are compared by a scorecard: one of them is not an analysed run
+    (an audit folder), or they are runs of several studies."""
+    from gasp.io import locate_run
+
+    try:
+        kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
+    except DataError:
+        return True
+    return len(kinds) > 1
+
+
 def compare_runs(
     runs: Sequence[Path], out: Path, options: Mapping[str, Any]
 ) -> tuple[StudyType, tuple[str, ...]]:
@@ -143,4 +155,10 @@ def compare_runs(
     return study, tuple(outcome.get("lines", ()))
 
 
-__all__ = ["AnalysisOutcome", "TextOptions", "analyze_source", "compare_runs"]
+__all__ = [
+    "AnalysisOutcome",
+    "TextOptions",
+    "analyze_source",
+    "compare_runs",
+    "needs_scorecard",
+]
