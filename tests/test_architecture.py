@@ -197,3 +197,12 @@ def test_the_scorecard_reads_saved_results_and_only_the_api_and_cli_import_the_a
         return target.startswith("gasp.audit") and not source.startswith(users)
 
     assert _violations(forbidden) == []
+
+
+def test_the_package_docstring_names_every_package() -> None:
+    """``gasp``'s docstring describes the same packages the layers list."""
+    import gasp
+
+    packages = {name for name in RANK if (SRC / name / "__init__.py").is_file()}
+    missing = sorted(name for name in packages if f"``{name}``" not in (gasp.__doc__ or ""))
+    assert missing == []
