@@ -41,16 +41,6 @@ class MarkedWordsMethod(StrEnum):
         return self is MarkedWordsMethod.calibrated
 
 
-class KRule(StrEnum):
-    """How the probe chooses k: from the silhouette curve, or by stability across word
-    subsamples."""
-
-    max = "max"
-    paper = "paper"
-    gap = "gap"
-    stability = "stability"
-
-
 def study_list(*given: Iterable[str] | None) -> list[str]:
     """The study names of ``--studies`` values (and old ``--study`` ones), in order, once."""
     names = [s.strip() for values in given for text in values or () for s in text.split(",")]
@@ -58,7 +48,6 @@ def study_list(*given: Iterable[str] | None) -> list[str]:
 
 
 __all__ = [
-    "KRule",
     "MarkedWordsMethod",
     "OldOutputOption",
     "OldStudyOption",

@@ -8,14 +8,14 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._names import KRule, MarkedWordsMethod, TextColumnOption
+from gasp.cli._names import MarkedWordsMethod, TextColumnOption
 
 if TYPE_CHECKING:
     from gasp.probe import ProbeResult
@@ -73,12 +73,12 @@ def probe_command(
     k_max: Annotated[int, typer.Option(help="Largest k of the silhouette grid.")] = 60,
     k_step: Annotated[int, typer.Option(help="Step of the silhouette grid.")] = 1,
     k_rule: Annotated[
-        KRule,
+        str,
         typer.Option(
             help="max: best silhouette (default); paper (alias gap): largest silhouette fall "
             "to the next k; stability: most reproducible k over 80% word subsamples."
         ),
-    ] = KRule.max,
+    ] = "max",
     n_init: Annotated[
         int, typer.Option(help="k-means++ runs per k; the best (lowest inertia) is kept.")
     ] = 5,
@@ -102,11 +102,10 @@ def probe_command(
     )
 
     console = Console()
+    grid: dict[str, Any] = {"k": k, "k_max": k_max, "k_step": k_step, "k_rule": k_rule}
     config = ProbeConfig(
         filter=WordFilterConfig(min_zipf=min_zipf),
-        clustering=ClusteringConfig(
-            k=k, k_max=k_max, k_step=k_step, k_rule=k_rule.value, n_init=n_init
-        ),
+        clustering=ClusteringConfig(**grid, n_init=n_init),  # k_rule checked there
         prevalence=PrevalenceConfig(min_subjects=min_subjects, min_ratio=min_ratio),
     )
     if file.is_dir():

@@ -16,7 +16,6 @@ import typer
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.cli._names import KRule
 from gasp.pipeline import EXAMPLES_PER_WORD, Step
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
@@ -74,7 +73,7 @@ def run_command(
         ),
     ] = "minilm",
     k_rule: Annotated[
-        KRule | None,
+        str | None,
         typer.Option(
             help="How the probe chooses k: max (largest silhouette, default), paper (the "
             "paper's largest fall) or stability.",
@@ -115,7 +114,7 @@ def run_command(
         skip=skip or (),
         seed=seed,
         study_options=study_option,
-        probe=ProbeSettings(probe_embeddings, None if k_rule is None else str(k_rule), n_init),
+        probe=ProbeSettings(probe_embeddings, k_rule, n_init),
         temperature=temperature,
         top_p=top_p,
         max_tokens=max_tokens,
