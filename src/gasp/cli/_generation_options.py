@@ -103,7 +103,6 @@ WaitOption = Annotated[
 
 DEFAULT_STUDY = "more-of-the-same"
 DEFAULT_MODEL = "embedded"
-DEFAULT_MAX_TOKENS = 256
 
 
 def study_options(study: StudyType, pairs: Sequence[str] | None) -> dict[str, Any]:
@@ -128,8 +127,8 @@ class StudySelection:
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
     def build(self) -> Plannable:
-        """The study to run."""
-        return self.study_type.build(self.source, self.options)
+        """The study to run (its plan records the resolved options)."""
+        return self.study_type.plan(self.source, self.options)
 
 
 def select_study(
@@ -148,10 +147,9 @@ def select_study(
     study = study_type_for(source)
     own = study_options(study, pairs)
     shape: dict[str, Any] = {**flags, **own}
+    if quick:
+        shape = study.with_quick(shape)
     preset = study.quick_options() if quick else {}
-    for key, value in preset.items():
-        if key != "max_tokens" and shape.get(key) is None:
-            shape[key] = value
     return StudySelection(source, study, shape), own, preset.get("max_tokens")
 
 
@@ -163,11 +161,8 @@ def decoding_values(
     max_tokens: int | None,
 ) -> dict[str, Any]:
     """Decoding settings: the command line's, else the study's defaults, else gasp's."""
-    values: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": DEFAULT_MAX_TOKENS}
-    values.update(study.decoding_defaults())
     given = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
-    values.update({k: v for k, v in given.items() if v is not None})
-    return values
+    return study.decoding_settings(given)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -175,9 +170,10 @@ class GenerationOptions:
     """The values of the shared generation options of one command line."""
 
     study: StudySelection
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    temperature: float = 1.0
-    top_p: float = 1.0
+    #: Decoding settings, resolved by :meth:`for_study` (one place for their defaults).
+    max_tokens: int
+    temperature: float
+    top_p: float
     seed: int = 0
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     base_urls: tuple[str, ...] = ()

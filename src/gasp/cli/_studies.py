@@ -19,10 +19,41 @@ if TYPE_CHECKING:
     from gasp.studies import StudyType
 
 
-def _print_roles(study: StudyType) -> None:
-    """The columns ``gasp analyze TABLE --study NAME`` reads."""
+def _print_options(study: StudyType, console: Console) -> None:
+    """The study's options: type, default, ``--quick`` value, range and help, sizes marked."""
+    from rich.markup import escape
+
+    from gasp.studies import StudyOption
+
+    if not study.study_options:
+        console.print(f"study {study.name!r} has no options of its own")
+        return
+    table = Table(title=f"options of {study.name} (--study-option KEY=VALUE)")
+    for column in ("option", "type", "default", "--quick", "range", "what it sets"):
+        table.add_column(column)
+    for name, option in study.study_options.items():
+        if not isinstance(option, StudyOption):
+            table.add_row(name, "text", "-", "-", "", escape(str(option)))
+            continue
+        what = option.help + (f" (a size: {option.size})" if option.size else "")
+        table.add_row(
+            name,
+            option.kind_name,
+            "-" if option.default is None else escape(str(option.default)),
+            "-" if option.quick is None else escape(str(option.quick)),
+            escape(option.range_text()),
+            escape(what),
+        )
+    console.print(table)
+    if study.quick_max_tokens is not None:
+        console.print(f"--quick also sets --max-tokens {study.quick_max_tokens}.")
+
+
+def _print_study(study: StudyType) -> None:
+    """The study's options and the columns ``gasp analyze TABLE --study NAME`` reads."""
     console = Console()
     console.print(f"{study.name}: {study.description}")
+    _print_options(study, console)
     roles = study.table_roles
     if not roles:
         console.print(f"study {study.name!r} analyses its own runs only, not tables of texts")
@@ -42,15 +73,17 @@ def _print_roles(study: StudyType) -> None:
 @app.command("studies")
 def studies_command(
     study: Annotated[
-        str | None, typer.Argument(help="A study: list the columns its tables need.")
+        str | None,
+        typer.Argument(help="A study: list its options and the columns its tables need."),
     ] = None,
 ) -> None:
     """List the studies gasp can run (package and version, a one-line description, their
-    own options), or the columns one study reads from a table of texts."""
+    own options), or one study's options (type, default, quick value, range) and the
+    columns it reads from a table of texts."""
     from gasp.studies import get_study_type, plugin_warnings, study_origin, study_types
 
     if study is not None:
-        _print_roles(get_study_type(study))
+        _print_study(get_study_type(study))
         return
     table = Table(title="gasp studies")
     table.add_column("study")
