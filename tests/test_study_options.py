@@ -166,5 +166,27 @@ def test_gasp_studies_lists_each_option_with_type_default_quick_value_and_range(
     row = next(line for line in out.splitlines() if "gender_threshold" in line)
     assert "number" in row and "0.9" in row and "(0.5, 1]" in row
     row = next(line for line in out.splitlines() if line.startswith("│ n "))
-    assert "integer" in row and "20" in row and " 2 " in row and "a size" in row
+    assert "integer" in row and "20" in row and " 2 " in row and "size: stories" in row
     assert "--max-tokens 40" in out
+
+
+def test_the_sizes_page_lists_every_declared_size_with_its_default_and_quick_value() -> None:
+    page = Path(__file__).parents[1] / "docs" / "running.md"
+    rows = set()
+    for line in page.read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[1].startswith("`"):
+            rows.add((cells[0], cells[1].strip("`"), cells[3], cells[4]))
+    declared = set()
+    for name in (
+        "narratives",
+        "pronoun-pairs",
+        "more-of-the-same",
+        "occugender",
+        "marked-personas",
+    ):
+        for key, option in get_study_type(name).size_options().items():
+            default = "-" if option.default is None else str(option.default)
+            quick = "-" if option.quick is None else str(option.quick)
+            declared.add((name, key, default, quick))
+    assert rows == declared

@@ -20,24 +20,18 @@ from gasp.audit._page import write_audit_page
 from gasp.audit._scorecard import AuditModel, RunRecord, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import ConfigError, DataError
 from gasp.io import locate_run
+from gasp.pipeline import study_type_of_results
+from gasp.results import INDEX_FILE
 
 
 def _meta(results: Path) -> dict[str, Any]:
-    path = results / "results.json"
-    if not path.is_file():
-        raise DataError(f"no saved results at {results}; run `gasp analyze` first")
+    path = results / INDEX_FILE
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DataError(f"cannot read {path}: {exc}") from None
     meta = data.get("meta", data) if isinstance(data, dict) else {}
     return meta if isinstance(meta, dict) else {}
-
-
-def _study_of(meta: dict[str, Any]) -> str:
-    from gasp.studies import DEFAULT_STUDY_KIND, get_study_type
-
-    return get_study_type(str(meta.get("study_kind") or DEFAULT_STUDY_KIND)).name
 
 
 def _model_of(meta: dict[str, Any]) -> str:
@@ -75,9 +69,8 @@ def compare_folders(
             levels.append(folder_level)
             continue
         paths = locate_run(folder)
-        meta = _meta(paths.results)
-        study = _study_of(meta)
-        spec = _model_of(meta)
+        study = study_type_of_results(paths.results).name
+        spec = _model_of(_meta(paths.results))
         name = model_folder_name(names.pop(0) if names else spec)
         models.setdefault(name, AuditModel(name, spec))
         if any(r.model == name and r.study == study for r in runs):

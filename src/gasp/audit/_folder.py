@@ -21,6 +21,7 @@ from typing import Any
 from gasp.audit._scorecard import AuditModel, RunRecord
 from gasp.errors import ConfigError
 from gasp.io import RunPaths, run_folder_paths
+from gasp.results import INDEX_FILE
 
 #: The file an audit keeps in its folder.
 AUDIT_FILE = "audit.json"
@@ -168,7 +169,7 @@ def read_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | N
     for model in models:
         for study in record.get("studies", []):
             paths = run_folder_paths(folder / model.name / study)
-            status = "complete" if (paths.results / "results.json").is_file() else "failed"
+            status = "complete" if (paths.results / INDEX_FILE).is_file() else "failed"
             reason = "" if status == "complete" else "no saved results"
             runs.append(RunRecord(model.name, study, paths, status, reason))
     level = record.get("level")

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -27,7 +26,9 @@ SERVER_KEYS = ("base_url", "api_key_env")
 def model_folder_name(text: str) -> str:
     """``text`` as a model's folder name: lower case, ``[a-z0-9._-]`` only, no leading
     dot or dash; :class:`ConfigError` when nothing usable is left (``..``, ``/``)."""
-    name = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower()).strip("-.")
+    from gasp.text import slug
+
+    name = slug(text, keep="._-", fallback="").strip("-.")
     if not name:
         raise ConfigError(f"model name {text!r} leaves no folder name; name it with NAME=SPEC")
     return name

@@ -26,7 +26,7 @@ from gasp.audit._execute import RunSpec
 from gasp.audit._models import SERVER_PROVIDERS
 from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS, Effect, detectable, units_needed
 from gasp.errors import ConfigError, GaspError
-from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, LOWER, AuditResults
+from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, INDEX_FILE, LOWER, AuditResults
 
 #: Requests per second assumed of a server where nothing is measured.
 DEFAULT_REQUEST_RATE = 1.0
@@ -156,7 +156,7 @@ def _size_for(spec: RunSpec, over: str, needed: float) -> tuple[str, int] | None
 def _pilot(spec: RunSpec | None, metric: Any) -> tuple[float, float | None, float] | None:
     """The baseline's share, reference and share of units the metric counts, from its
     saved run (None without one)."""
-    if spec is None or not (spec.paths.results / "results.json").is_file():
+    if spec is None or not (spec.paths.results / INDEX_FILE).is_file():
         return None
     try:
         reading = metric.reading(AuditResults.load(spec.paths.results))

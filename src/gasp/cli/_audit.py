@@ -14,6 +14,7 @@ import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._names import StudiesOption, study_list
 
 if TYPE_CHECKING:
     from gasp.audit import Scorecard
@@ -46,9 +47,7 @@ def audit_command(
         str | None,
         typer.Option(help="The model every other is compared with (default: every pair)."),
     ] = None,
-    studies: Annotated[
-        str | None, typer.Option(help="Comma-separated studies (default: every study).")
-    ] = None,
+    studies: StudiesOption = None,
     system_prompt_variant: Annotated[
         list[str] | None,
         typer.Option(help="NAME=TEXT: the first model with this system prompt (repeatable)."),
@@ -133,7 +132,7 @@ def audit_command(
         max_cost=max_cost,
         request_rate=request_rate,
     )
-    names = [s.strip() for s in studies.split(",") if s.strip()] if studies else None
+    names = study_list(studies) or None
     audit = prepare_audit(list(model or []), names, baseline, out, level, config)
     if plan or detect or max_requests is not None or max_cost is not None:
         audit, planned = plan_audit(audit)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,9 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._incomplete import note_report
-from gasp.cli._preflight import check_writable_folder, report_from_results
-from gasp.errors import ConfigError, DataError
+from gasp.pipeline import EXAMPLES_PER_WORD
 
 if TYPE_CHECKING:
     from gasp.studies import StudyType
@@ -35,7 +32,7 @@ def _print_options(study: StudyType, console: Console) -> None:
         if not isinstance(option, StudyOption):
             table.add_row(name, "text", "-", "-", "", escape(str(option)))
             continue
-        what = option.help + (f" (a size: {option.size})" if option.size else "")
+        what = option.help + (f"; size: {option.size}" if option.size else "")
         table.add_row(
             name,
             option.kind_name,
@@ -99,21 +96,6 @@ def studies_command(
         typer.echo(f"gasp: warning: {line}", err=True)
 
 
-def study_type_of_results(results: Path) -> StudyType:
-    """The study type that produced a results folder (recorded in ``results.json``)."""
-    from gasp.studies import DEFAULT_STUDY_KIND, get_study_type
-
-    meta_file = results / "results.json"
-    if not meta_file.is_file():
-        raise DataError(f"no saved results at {results}; run `gasp analyze` first")
-    try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read {meta_file}: {exc}") from None
-    kind = meta.get("meta", meta).get("study_kind") if isinstance(meta, dict) else None
-    return get_study_type(str(kind or DEFAULT_STUDY_KIND))
-
-
 @app.command("report")
 def report_command(
     run: Annotated[
@@ -128,23 +110,12 @@ def report_command(
     ] = None,
     examples_per_word: Annotated[
         int, typer.Option(help="Example generations shown per significant word.")
-    ] = 50,
+    ] = EXAMPLES_PER_WORD,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
-    from gasp.io import locate_run
+    from gasp.pipeline import report_run
 
-    if examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
-    paths = locate_run(run)
-    study = study_type_of_results(paths.results)
-    note_report(paths.store)
-    options = {"examples_per_word": examples_per_word}
-    target = out if out is not None else paths.report
-    check_writable_folder(
-        target, "report folder", f"give a writable report folder with `gasp report {run} --out DIR`"
-    )
-    path = report_from_results(lambda: study.report(paths.results, target, options), paths.results)
-    typer.echo(str(path))
+    typer.echo(str(report_run(run, out, examples_per_word=examples_per_word)))
 
 
-__all__ = ["report_command", "studies_command", "study_type_of_results"]
+__all__ = ["report_command", "studies_command"]

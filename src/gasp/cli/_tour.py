@@ -20,6 +20,7 @@ import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._names import OldStudyOption, StudiesOption, study_list
 
 #: Exit status of ``gasp tour`` when some study did not finish.
 STUDY_FAILED_EXIT_CODE = 1
@@ -29,10 +30,8 @@ STUDY_FAILED_EXIT_CODE = 1
 def tour_command(
     model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[Path, typer.Option("--out", "-o", help="Tour folder.")] = Path("runs/tour"),
-    study: Annotated[
-        list[str] | None,
-        typer.Option("--study", help="Run only this study (repeatable; default: every study)."),
-    ] = None,
+    studies: StudiesOption = None,
+    study: OldStudyOption = None,
     seed: Annotated[int, typer.Option(help="Run seed of every study.")] = 0,
     model_option: gen.ModelOptionOption = None,
 ) -> None:
@@ -41,7 +40,8 @@ def tour_command(
     from gasp.audit import DEFAULT_LEVEL, AuditConfig, execute, prepare_audit
 
     config = AuditConfig(quick=True, seed=seed, model_options=list(model_option or ()), probe=True)
-    audit = prepare_audit([model], study, None, out, DEFAULT_LEVEL, config)
+    names = study_list(studies, study) or None
+    audit = prepare_audit([model], names, None, out, DEFAULT_LEVEL, config)
     title = f"gasp tour: {len(audit.studies)} studies on {model} -> {out}/{audit.models[0].name}"
     card = execute(audit, title=title)
     typer.echo(str(out / "index.html"))

@@ -53,14 +53,14 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         "the first K occupations of the study (the --quick ones first, then the study's order)",
         kind="int",
         minimum=1,
-        size="occupations (each compared across runs: representation, SRB)",
+        size="occupations compared across runs",
     ),
     "n": StudyOption(
         "samples per named cell and per associated gender (default: the study file's)",
         kind="int",
         minimum=1,
         quick=QUICK.n,
-        size="generations per prompt (per named cell and per associated gender)",
+        size="generations per prompt, per named cell and per associated gender",
     ),
     "cap_factor": StudyOption(
         "stop an unspecified cell at this many times n samples (default: the study file's)",

@@ -52,7 +52,7 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         "the first K jobs, the two groups alternating (the quick six first, then Table 4's order)",
         kind="int",
         minimum=2,
-        size="jobs (each scored under every template, expression and prompt)",
+        size="jobs, each scored under every template and expression",
     ),
     "jobs_file": "CSV of your own jobs: job,group,bls_pct_female[,bls_year]",
     "templates_file": "TOML/YAML of your own (paraphrased) templates, replacing Table 3's two",

@@ -72,8 +72,8 @@ class PronounPairs(StudyType):
                 minimum=1,
                 default=DEFAULT_PAIRS,
                 quick=2,
-                size="profession pairs, each asked with every template (the triples "
-                "McNemar's test pairs)",
+                size="profession pairs, each asked with every template: the triples "
+                "McNemar's test pairs",
             ),
             "pair_seed": StudyOption("seed of the draw of pairs", kind="int", minimum=0, default=0),
             "n": StudyOption(
