@@ -102,6 +102,8 @@ class PreparedAudit:
     config: AuditConfig
     margins: dict[str, float]
     specs: list[RunSpec]
+    #: ``model/study`` runs to clear before they run (``redo``).
+    cleared: list[str] = dataclasses.field(default_factory=list)
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -180,13 +182,15 @@ def prepare_audit(
             check_spec(spec)
             specs.append(spec)
     resolve_setups(setups)
-    for spec in specs:
+    settings = {spec.key: spec.settings() for spec in specs}
+    cleared = check_folder(out, settings, config.redo)
+    for spec in (s for s in specs if s.key not in cleared):
         # what a backend cannot serve is listed when its run is reached; a store that
         # holds another run is refused here
         stored = spec.paths.store is not None and spec.paths.store.exists()
         with contextlib.suppress(BackendError, *(() if stored else (ConfigError,))):
             check_served(spec)
-    return PreparedAudit(chosen, names, base, out, level, config, margins, specs)
+    return PreparedAudit(chosen, names, base, out, level, config, margins, specs, cleared)
 
 
 def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
@@ -234,9 +238,8 @@ def execute(audit: PreparedAudit, console: Console | None = None, title: str = "
     config = audit.config
     console = console or Console(stderr=True, quiet=config.quiet)
     settings = {spec.key: spec.settings() for spec in audit.specs}
-    cleared = check_folder(audit.out, settings, config.redo)
     for spec in audit.specs:
-        if spec.key in cleared:
+        if spec.key in audit.cleared:
             clear_run(spec.paths)
     write_record(
         audit.out,
