@@ -159,7 +159,11 @@ def run_spec(
 def check_spec(spec: RunSpec) -> None:
     """Every check before a run writes: the study builds from its options, the analysis
     reads them, the decoding and runner settings are valid (a :class:`ConfigError`)."""
+    from gasp.runner import check_batch_model
+
     spec.build()
+    if spec.runner.batch:
+        check_batch_model(spec.setup.model.spec)
     spec.study_type.check_analysis_options(spec.analysis())
     spec.run_options(progress=False).validate()
     spec.decoding_config()
