@@ -96,7 +96,14 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats import IntervalScheme, interval_or_reason, mean_interval, welch_t_test
+from gasp.stats import (
+    IntervalScheme,
+    calibration_ratios,
+    interval_or_reason,
+    mean_interval,
+    welch_t_test,
+    worlds_per_unit,
+)
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._multiplicity import (
     CHANCE_COLUMNS,
@@ -105,6 +112,10 @@ from gasp.studies.more_of_the_same.analysis._multiplicity import (
 )
 from gasp.studies.more_of_the_same.analysis._name_free import NAMES_REMOVED, PAPER, NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
+from gasp.studies.more_of_the_same.analysis._simulated_scores import (
+    calibrate_rows,
+    simulated_scores,
+)
 from gasp.studies.more_of_the_same.analysis._units import (
     MW_COLUMNS,
     UnitAnalysis,
@@ -132,6 +143,10 @@ _SRB_COLUMNS = [
     "interval_draws",
     "interval_seed",
     "interval_note",
+    "interval_factor",
+    "simulated_coverage",
+    "nominal_coverage",
+    "calibration_ratios",
     "reason",
     "score_names_removed",
     "ch_specified_F_names_removed",
@@ -276,12 +291,23 @@ def analyze_descriptions(
     names = NameFilter(config.extra_gender_terms, config.name_ratio)
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
     scheme = config.srb_interval_scheme()
+    simulated = config.n_simulations > 0
+    first_draws: list[np.ndarray] = []
+    ratios: list[np.ndarray] = []
     for unit, tables, seed in zip(units, every, seeds, strict=False):
-        boot_rng, perm_rng = (np.random.default_rng(s) for s in seed.spawn(2))
+        boot_rng, perm_rng, sim_rng = (np.random.default_rng(s) for s in seed.spawn(3))
         analysis = UnitAnalysis(unit, applied, emb, names, tables)
         marked.append(analysis.marked_rows())
         word_sets[(unit.subject, unit.template)] = analysis.sets
-        boot = analysis.bootstrap(boot_rng)
+        if simulated:
+            sims = simulated_scores(
+                unit, applied, emb, sim_rng, config.n_simulations, worlds_per_unit(len(units))
+            )
+            boot = {g: sims[g].first for g in ("F", "M")}
+            first_draws.extend(boot[g] for g in ("F", "M"))
+            ratios.extend(calibration_ratios(sims[g].first, sims[g].second) for g in ("F", "M"))
+        else:
+            boot = analysis.bootstrap(boot_rng)
         perm[(unit.subject, unit.template)] = analysis.permutations(perm_rng)
         zeroed[(unit.subject, unit.template)] = {
             PAPER: (zero_if_empty(analysis.scores["F"]), zero_if_empty(analysis.scores["M"])),
@@ -296,7 +322,11 @@ def analyze_descriptions(
             removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
             sizes = {f"S_A{g}": sc.n_s, "S_F": sc.n_a, "S_M": sc.n_b}
-            lo, hi, note = interval_or_reason(float(sc.score), boot[g], scheme, sizes)
+            lo, hi, note = (
+                (float("nan"), float("nan"), "")
+                if simulated
+                else interval_or_reason(float(sc.score), boot[g], scheme, sizes)
+            )
             srb_rows.append(
                 {
                     "subject": unit.subject,
@@ -329,6 +359,8 @@ def analyze_descriptions(
                     "reason_names_removed": _free_reason(free.reason),
                 }
             )
+    if simulated:
+        calibrate_rows(srb_rows, first_draws, ratios, config)
     scores = pd.DataFrame(srb_rows, columns=_SRB_COLUMNS)
     tests: list[dict[str, object]] = []
     for template in sorted(scores["template"].unique()) if len(scores) else []:
