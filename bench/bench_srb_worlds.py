@@ -87,8 +87,8 @@ class Lexicon:
 def lexicon(world: World, rng: np.random.Generator) -> Lexicon:
     """The ``world.words`` most frequent English words of wordfreq (letters only, no
     pronoun), with 20 women-leaning and 20 men-leaning words drawn among ranks 25 to 150."""
-    pronouns = {"i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "hers",
-                "we", "us", "our", "they", "them", "their", "it", "its", "mine", "yours"}  # fmt: skip
+    pronouns = {"i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "hers", "we",
+                "us", "our", "they", "them", "their", "it", "its", "mine", "yours"}  # fmt: skip
     ranked = [w for w in wordfreq.top_n_list("en", 4 * world.words)
               if w.isalpha() and w.isascii() and w not in pronouns][: world.words]  # fmt: skip
     rates = np.array([wordfreq.word_frequency(w, "en") for w in ranked])
@@ -134,7 +134,9 @@ def texts(rates: np.ndarray, n: int, world: World, rng: np.random.Generator) -> 
     """``n`` generations of one style: Dirichlet rates per text, Poisson lengths."""
     per_text = rng.dirichlet(rates * world.concentration, size=n)
     lengths = np.maximum(rng.poisson(world.length, size=n), 1)
-    counts = np.stack([rng.multinomial(k, p / p.sum()) for k, p in zip(lengths, per_text)])
+    counts = np.stack(
+        [rng.multinomial(k, p / p.sum()) for k, p in zip(lengths, per_text, strict=True)]
+    )
     return sp.csr_matrix(counts)
 
 
