@@ -190,7 +190,9 @@ def cell(
                   for _ in range(args.truth)]  # fmt: skip
     by_score = pd.concat(truth_rows).groupby(["subject", "gender"])["score"]
     truth, truth_sd = by_score.mean(), by_score.std()
-    config = dataclasses.replace(base, n_simulations=args.simulations)
+    config = dataclasses.replace(
+        base, n_bootstrap=AnalysisConfig().n_bootstrap, n_simulations=args.simulations
+    )
     hits, given, withheld, undefined, widths, factors, sim_cov = 0, 0, 0, 0, [], [], []
     spread: list[float] = []
     true_spread: list[float] = []

@@ -56,7 +56,8 @@ class AnalysisConfig:
             off); see :meth:`srb_interval_scheme`. Used only with ``n_simulations=0``.
         n_simulations: data sets simulated from each unit's fitted word model (and again
             from each of a few refitted ones) behind the calibrated interval of each SRB
-            score (``docs/intervals.md``); 0 uses the subsample interval instead.
+            score (``docs/intervals.md``); 0 uses the subsample interval instead, and
+            ``n_bootstrap=0`` switches both off.
         subsample_fraction: share ``b`` of each group's generations drawn, without
             replacement, into each subsample (see :mod:`gasp.stats` resampling notes).
         ci_level: level of those intervals.
@@ -152,6 +153,11 @@ class AnalysisConfig:
             unit="generations",
         )
 
+    def srb_simulated(self) -> bool:
+        """Whether the SRB intervals are calibrated on simulations (``n_bootstrap=0``
+        switches every SRB interval off; ``n_simulations=0`` keeps the subsample one)."""
+        return self.n_simulations > 0 and self.n_bootstrap > 0
+
     def simulated_interval_record(self) -> dict[str, Any]:
         """How the SRB intervals are calibrated on simulations of the run's own data
         (``n_simulations`` data sets per level; 0: the subsample interval instead)."""
@@ -212,7 +218,7 @@ class AnalysisConfig:
                 "n_simulations": self.n_simulations,
                 "interval": (
                     self.simulated_interval_record()
-                    if self.n_simulations
+                    if self.srb_simulated()
                     else self.srb_interval_scheme().record()
                 ),
                 "mean_interval": self.mean_interval_scheme().record(),
