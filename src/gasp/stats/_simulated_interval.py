@@ -228,10 +228,11 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
     sims = int(settings.get("interval_draws") or 0)
     level = float(settings.get("interval_level") or 0.95)
     worlds = calibration.get("calibration_ratios")
-    coverage = calibration.get("simulated_coverage")
-    measured = coverage is not None and np.isfinite(float(coverage))
+    raw = calibration.get("simulated_coverage")
+    coverage = float(raw) if raw is not None else float("nan")
+    measured = bool(np.isfinite(coverage))
     covered = (
-        f"simulated coverage {float(coverage) * 100:.0f}%"
+        f"simulated coverage {coverage * 100:.0f}%"
         if measured
         else "no simulated coverage (" + str(calibration.get("reason") or "no score") + ")"
     )
