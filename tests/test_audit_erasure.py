@@ -13,7 +13,6 @@ tested between the genders) is "not tested", never a number.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
