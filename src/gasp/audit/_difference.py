@@ -260,8 +260,9 @@ def _unpaired(metric: HeadlineMetric, model: MetricReading, base: MetricReading)
     if not np.isfinite(se) or not np.isfinite(observed):
         return _untested("no interval saved", what)
     if se == 0:
-        p = 1.0 if observed == 0 else float("nan")
-        return Difference(observed, observed, observed, "none: zero variance", p, what, 0)
+        if observed != 0:
+            return _untested("zero variance saved for a differing value", what)
+        return Difference(0.0, 0.0, 0.0, "Wald z-test (unpaired, zero variance)", 1.0, what, 0)
     p = float(2 * norm.sf(abs(observed) / se))
     return Difference(
         observed, observed - _Z * se, observed + _Z * se, "Wald z-test (unpaired)", p, what, 0
