@@ -78,7 +78,7 @@ def test_the_tour_page_of_one_model_renders_without_console_errors(
         )
         assert severe_console_entries(driver) == []
     local = [h for h in hrefs if h.startswith("file://")]
-    assert len(local) == 7  # one cell per headline metric of the two studies
+    assert len(local) == 6  # one cell per headline metric of the two studies
     for href in local:
         path = Path(re.sub(r"^file://", "", href).split("#")[0])
         assert path.is_file(), href
