@@ -40,7 +40,9 @@ def locate_run(path: str | Path) -> RunPaths:
         paths = run_folder_paths(p)
         store = paths.store if paths.store is not None and paths.store.is_file() else None
         return RunPaths(store, paths.results, paths.report)
-    if p.is_dir() and (p / "results.json").is_file():
+    from gasp.results import INDEX_FILE
+
+    if p.is_dir() and (p / INDEX_FILE).is_file():
         if not p.name.endswith(".results"):  # a comparison's or --out folder: all inside
             return RunPaths(None, p, p / REPORT_DIR)
         store = p.with_name(p.name.removesuffix(".results"))
