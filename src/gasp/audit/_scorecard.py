@@ -104,14 +104,14 @@ class Scorecard:
         """Every headline metric of every run, one row per study, metric and model."""
         import pandas as pd
 
-        return pd.DataFrame(self.metric_rows, columns=METRIC_COLUMNS)
+        return _frame(self.metric_rows, METRIC_COLUMNS)
 
     @property
     def comparisons(self) -> pd.DataFrame:
         """Every comparison with its test, p- and q-value and direction."""
         import pandas as pd
 
-        return pd.DataFrame(self.comparison_rows, columns=COMPARISON_COLUMNS)
+        return _frame(self.comparison_rows, COMPARISON_COLUMNS)
 
     @property
     def exit_status(self) -> int:
@@ -188,6 +188,14 @@ class Scorecard:
         return rows
 
 
+def _frame(rows: list[dict[str, Any]], columns: Sequence[str]) -> pd.DataFrame:
+    """``rows`` as a DataFrame: the documented ``columns`` first, then any others."""
+    import pandas as pd
+
+    extra = [k for row in rows for k in row if k not in columns]
+    return pd.DataFrame(rows, columns=[*columns, *dict.fromkeys(extra)])
+
+
 def _version() -> str:
     try:
         return metadata.version("gasp")
@@ -216,7 +224,9 @@ def manifest_hash(results: AuditResults) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _direction(better: str, difference: float, significant: bool) -> str:
+def _direction(better: str, difference: float, significant: bool, tested: bool) -> str:
+    if not tested:
+        return "not tested"
     if not significant or not math.isfinite(difference) or difference == 0:
         return "no difference"
     if better == HIGHER:
@@ -354,7 +364,9 @@ def correct(card: Scorecard) -> None:
         row.setdefault("q_value", None)
         q_value = row["q_value"]
         row["significant"] = bool(q_value is not None and q_value < card.level)
-        row["direction"] = _direction(row["better"], row["difference"], row["significant"])
+        row["direction"] = _direction(
+            row["better"], row["difference"], row["significant"], row["p_value"] is not None
+        )
 
 
 def write_scorecard(card: Scorecard, out: Path) -> Path:
