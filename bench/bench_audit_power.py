@@ -54,8 +54,8 @@ def _case(
         metric = _metric("pronoun-pairs", "incorrect")
         a = _share(rng.random(n) < 0.40, None)
         b = _share(rng.random(n) < 0.30, None)
-    elif kind == PAIRED_SHARE:  # narratives' female share: 0.30 -> 0.15 (reference 0.5)
-        metric = _metric("narratives", "female_share")
+    elif kind == PAIRED_SHARE:  # narratives' named female share: 0.30 -> 0.15 (reference 0.5)
+        metric = _metric("narratives", "named_female_share")
         a = _share(rng.random(n) < 0.15, 0.5)
         b = _share(rng.random(n) < 0.30, 0.5)
     else:  # OccuGender's explicit F-gap per job: 0.10 -> 0.15, sd of differences 0.1

@@ -66,14 +66,14 @@ def test_the_api_gives_the_cli_scorecard_as_dataframes(
     assert saved["content_sha256"] == _content(cli)["content_sha256"]
     assert isinstance(card.metrics, pd.DataFrame) and isinstance(card.comparisons, pd.DataFrame)
     assert set(card.metrics["model"]) == {"a", "b"}
-    share = card.comparisons.set_index("metric").loc["female_share"]
+    share = card.comparisons.set_index("metric").loc["named_female_share"]
     assert share["model"] == "b" and share["baseline"] == "a"
     assert share["difference"] == pytest.approx(
-        next(c["difference"] for c in saved["comparisons"] if c["metric"] == "female_share")
+        next(c["difference"] for c in saved["comparisons"] if c["metric"] == "named_female_share")
     )
     assert card.to_json()["comparisons"] == saved["comparisons"]
     page = card._repr_html_()
-    assert "<table" in page and "female_share" in page and "baseline a" in page
+    assert "<table" in page and "named_female_share" in page and "baseline a" in page
     # the content hash moves with the content
     card.comparison_rows[0]["difference"] = 9.0
     assert card.content_hash() != saved["content_sha256"]

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from scipy.stats import binom, norm
+from scipy.stats import binom, nct, norm
+from scipy.stats import t as student_t
 
 from _cli import gasp_exit_code
 from gasp.audit import Effect, detectable, power, units_needed
@@ -53,11 +54,13 @@ def test_the_paired_share_size_matches_the_normal_formula() -> None:
     assert detectable(effect, needed, ALPHA) == pytest.approx(0.15, abs=0.002)
 
 
-def test_an_exact_permutation_over_few_units_detects_nothing() -> None:
+def test_the_paired_units_power_is_the_noncentral_t() -> None:
     effect = Effect(PAIRED_UNITS, sd=0.1)
-    # 6 jobs: the smallest p-value, 2/64, is above the level
-    assert power(effect, 10.0, 6, ALPHA) == 0.0 and detectable(effect, 6, ALPHA) == math.inf
-    assert power(effect, 1.0, 9, ALPHA) > 0.8  # 2/512 is below it
+    for n in (6, 20):
+        crit = student_t.ppf(1 - ALPHA / 2, n - 1)
+        shift = 0.5 * math.sqrt(n)  # a difference of 0.05 over a per-unit sd of 0.1
+        hand = nct.sf(crit, n - 1, shift) + nct.cdf(-crit, n - 1, shift)
+        assert power(effect, 0.05, n, ALPHA) == pytest.approx(hand, abs=1e-6)
 
 
 def test_the_plan_prints_cost_and_writes_nothing(
@@ -73,7 +76,7 @@ def test_the_plan_prints_cost_and_writes_nothing(
     assert code == 0 and not out.exists()
     assert "old/narratives: " in stdout and " requests, <= " in stdout and "USD" in stdout
     assert "1 requests/s of a server (stated)" in stdout
-    assert "narratives female_share: " in stdout and "detectable difference" in stdout
+    assert "narratives named_female_share: " in stdout and "detectable difference" in stdout
 
 
 def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
@@ -83,7 +86,7 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     args = (
         "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
         "--model-option", "b:female_share=0.05", "--baseline", "a",
-        "--studies", "narratives", "--detect", "narratives:female_share=0.4",
+        "--studies", "narratives", "--detect", "narratives:named_female_share=0.4",
         "--out", str(out),
     )  # fmt: skip
     assert gasp_exit_code(monkeypatch, *args, "--max-requests", "10") == 2
@@ -94,11 +97,11 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     assert gasp_exit_code(monkeypatch, *args) == 0
     stdout = capsys.readouterr().out
     assert "(asked: 0.4)" in stdout
-    line = next(s for s in stdout.splitlines() if "narratives female_share" in s)
+    line = next(s for s in stdout.splitlines() if "narratives named_female_share" in s)
     stories = int(line.split(": ")[1].split(" ")[0])
     runs = json.loads((out / "audit.json").read_text(encoding="utf-8"))["runs"]
     n = runs["b/narratives"]["study_options"]["n"]
     assert stories == 4 * n  # two occupations by two openings at --quick
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
-    share = next(c for c in card["comparisons"] if c["metric"] == "female_share")
-    assert share["n_shared"] == stories
+    share = next(c for c in card["comparisons"] if c["metric"] == "named_female_share")
+    assert 0 < share["n_shared"] <= stories  # the named stories among them

@@ -12,14 +12,12 @@ Each test kind of :mod:`gasp.audit._difference` is planned with the test it uses
   test, its power simulated (no library has the exact test's power); the two models'
   answers to one unit are assumed independent given their shares, which makes the
   discordant units as many as they can be at those shares;
-* ``paired share`` (a 0/1 share compared as a distance to a reference, a paired
-  permutation test): the paired t-test's power (statsmodels' ``TTestPower``) on the
-  per-unit differences, whose variance is ``p0(1-p0) + p1(1-p1)`` under the same
-  independence;
-* ``paired units`` (a statistic of jobs or occupations, a paired permutation test): the
-  paired t-test's power with the per-unit standard deviation of the differences taken
-  from a pilot or stated, and no power at all where the exact test's smallest p-value
-  (``2 / 2**n`` over ``n`` units) is above the level.
+* ``paired share`` (a 0/1 share compared as a distance to a reference, the jackknife
+  t-test, which is the paired t-test for a mean): the paired t-test's power
+  (statsmodels' ``TTestPower``) on the per-unit differences, whose variance is
+  ``p0(1-p0) + p1(1-p1)`` under the same independence;
+* ``paired units`` (a statistic of jobs or occupations, the jackknife t-test): the
+  paired t-test's power with the per-unit standard deviation of the differences stated.
 
 A difference is planted in the worse direction: away from the reference, or up for a
 lower-is-better share.
@@ -33,8 +31,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import binom
 from statsmodels.stats.power import TTestPower
-
-from gasp.audit._difference import EXACT_UNITS
 
 #: The power a plan asks for.
 POWER = 0.8
@@ -81,11 +77,6 @@ def _mcnemar_power(n: int, p0: float, p1: float, alpha: float, seed: int = 0) ->
     return float(np.mean(p <= alpha))
 
 
-def _floor_ok(n: int, alpha: float) -> bool:
-    """Whether the exact permutation test over ``n`` units can reach ``alpha`` at all."""
-    return n > EXACT_UNITS or 2.0 / 2.0**n <= alpha
-
-
 def power(effect: Effect, delta: float, n: int, alpha: float) -> float:
     """The power of the scorecard's test to find ``delta`` over ``n`` shared units at
     the per-comparison level ``alpha``."""
@@ -93,8 +84,6 @@ def power(effect: Effect, delta: float, n: int, alpha: float) -> float:
         return 0.0
     if effect.kind == MCNEMAR:
         return _mcnemar_power(n, effect.p0, effect.shifted(delta), alpha)
-    if not _floor_ok(n, alpha):
-        return 0.0
     if effect.kind == PAIRED_SHARE:
         p0, p1 = effect.p0, effect.shifted(delta)
         sd = math.sqrt(p0 * (1 - p0) + p1 * (1 - p1))

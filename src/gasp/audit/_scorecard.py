@@ -102,14 +102,12 @@ class Scorecard:
     @property
     def metrics(self) -> pd.DataFrame:
         """Every headline metric of every run, one row per study, metric and model."""
-        import pandas as pd
 
         return _frame(self.metric_rows, METRIC_COLUMNS)
 
     @property
     def comparisons(self) -> pd.DataFrame:
         """Every comparison with its test, p- and q-value and direction."""
-        import pandas as pd
 
         return _frame(self.comparison_rows, COMPARISON_COLUMNS)
 
