@@ -2,8 +2,8 @@
 
 Run ``python bench/bench_audit_power.py`` (options: ``--replicates``, ``--level``,
 ``--comparisons``, ``--seed``). For each test kind the planner knows (exact McNemar on a
-0/1 share, a paired permutation of a share's distance to its reference, a paired
-permutation over continuous units), it plans the units that find a planted difference
+0/1 share, the jackknife t-test of a share's distance to its reference and
+of a statistic over continuous units), it plans the units that find a planted difference
 with 80% power at the level after the scorecard's Benjamini-Hochberg correction (the
 level divided by the number of comparisons), then draws that many units for two models
 whose difference is the planted one, tests it with the audit's own test
