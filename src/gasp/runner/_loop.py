@@ -3,12 +3,16 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is recorded, buffered and committed in short transactions by this one writer, so a
-crash loses at most the uncommitted answers, which a resumed run requests again.
+is recorded, buffered and committed in short transactions by this one writer. A
+timer commits what is buffered about ``commit_interval_s`` (never more than
+:data:`MAX_COMMIT_DELAY_S`, plus a quarter of that) after it arrived, whether or not
+another answer follows, so a kill loses no answer older than that and a resumed run
+never asks for one again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import sqlite3
@@ -33,6 +37,12 @@ from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
 
 Response = GenerationResponse | ScoreResponse
+
+#: The longest an answer waits in the buffer before it is committed, whatever
+#: ``commit_interval_s`` says (and however long the next answer takes).
+MAX_COMMIT_DELAY_S = 0.5
+#: The shortest period of the commit timer (``commit_interval_s`` may be 0).
+_MIN_TICK_S = 0.01
 
 
 def failure_kind(response: Response) -> str:
@@ -142,11 +152,14 @@ class ItemLoop:
         session = self.begin()
         failed = True
         try:
+            timer = asyncio.create_task(self._flush_on_timer())
             try:
                 async for request, response in self.model.stream(self):
                     self.record(request, response)
                     self._maybe_flush()
             finally:
+                timer.cancel()
+                await asyncio.gather(timer, return_exceptions=True)
                 self.flush()
             failed = False
         finally:
@@ -327,10 +340,20 @@ class ItemLoop:
 
     # -- writing
 
+    async def _flush_on_timer(self) -> None:
+        """Commit the buffered rows every tick, so an answer is committed soon after it
+        arrives even when no other answer follows (a hung server, a slow batch)."""
+        tick = max(_MIN_TICK_S, min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S) / 4)
+        while True:
+            await asyncio.sleep(tick)
+            self._maybe_flush()
+
     def _maybe_flush(self) -> None:
-        if (
-            len(self.samples) + len(self.scores) >= self.opts.commit_rows
-            or time.monotonic() - self.last_flush >= self.opts.commit_interval_s
+        buffered = len(self.samples) + len(self.scores)
+        if (buffered or self.dirty) and (
+            buffered >= self.opts.commit_rows
+            or time.monotonic() - self.last_flush
+            >= min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
         ):
             self.flush()
 
