@@ -129,11 +129,12 @@ def compare(
     the comparison report; audit folders, or runs of several studies, give the audit
     scorecard (scorecard.json and index.html in OUT)."""
     from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
-    from gasp.io import locate_run
+    from gasp.io import check_comparison_paths, locate_run
 
     if any(is_audit_folder(r) for r in runs):
         typer.echo(str(compare_scorecard(runs, out, label)))
         return
+    check_comparison_paths(runs, out)
     kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
     if len(kinds) > 1:  # across studies: the audit scorecard of the saved results
         typer.echo(str(compare_scorecard(runs, out, label)))

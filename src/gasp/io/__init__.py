@@ -7,6 +7,7 @@ from gasp.io._run_folder import (
     RESULTS_DIR,
     STORE_FILE,
     RunPaths,
+    check_comparison_paths,
     locate_run,
     run_folder_paths,
 )
@@ -47,6 +48,7 @@ __all__ = [
     "RunPaths",
     "TableRole",
     "TextTable",
+    "check_comparison_paths",
     "column_mapping",
     "format_of_source",
     "inspect_task",
