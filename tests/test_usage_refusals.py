@@ -59,3 +59,23 @@ def test_an_exit_status_a_command_chooses_is_kept(
 ) -> None:
     assert gasp_exit_code(monkeypatch, "version") == 0
     assert capsys.readouterr().out.strip()
+
+
+@pytest.mark.parametrize(
+    ("name", "hub"), [("missing.csv", False), ("someuser/stories", True), ("hf://u/s", True)]
+)
+def test_a_missing_input_says_what_is_read_and_that_hub_names_are_not(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    name: str,
+    hub: bool,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert gasp_exit_code(monkeypatch, "analyze", name, "--study", "narratives") == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("gasp: error: ")
+    assert " does not exist: " in lines[0]
+    assert "a table of texts" in lines[0]
+    assert ("save_to_disk, not by its hub name" in lines[0]) is hub
+    assert os.listdir(tmp_path) == []

@@ -59,12 +59,12 @@ def analyze(
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
-    from gasp.io import locate_run
+    from gasp.io import locate_run, missing_input_line
     from gasp.store import read_manifest
     from gasp.studies import study_type_of_manifest
 
     if not run.exists():
-        raise DataError(f"no run store at {run}")
+        raise DataError(missing_input_line(str(run)))
     texts = tx.is_texts(run, fmt)
     if texts:
         study_type = tx.study_of_texts(run, study, fmt)

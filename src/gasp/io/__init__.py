@@ -9,6 +9,7 @@ from gasp.io._run_folder import (
     RunPaths,
     check_comparison_paths,
     locate_run,
+    missing_input_line,
     run_folder_paths,
 )
 from gasp.io._sources import (
@@ -53,6 +54,7 @@ __all__ = [
     "format_of_source",
     "inspect_task",
     "locate_run",
+    "missing_input_line",
     "parse_assignments",
     "read_frame",
     "read_generations",

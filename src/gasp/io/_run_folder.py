@@ -82,3 +82,18 @@ def check_comparison_paths(runs: Sequence[str | Path], out: str | Path) -> None:
                     f"--out {out} is inside run {run}: the comparison would overwrite it; "
                     "choose a folder outside every run compared"
                 )
+
+
+def missing_input_line(name: str) -> str:
+    """What to say when the run or table ``name`` does not exist: what is read, and, for
+    a Hugging Face hub name (``hf://...``, ``owner/name``), that only saved folders are."""
+    line = (
+        f"{name} does not exist: give a run folder, a run store (.sqlite), a table of texts "
+        "(CSV, TSV, Parquet, JSON Lines, Excel) or an Inspect or lm-eval log"
+    )
+    if name.startswith("hf:/") or (name.count("/") == 1 and "." not in name):
+        line += (
+            "; a Hugging Face dataset is read from a folder saved with "
+            "datasets' save_to_disk, not by its hub name"
+        )
+    return line
