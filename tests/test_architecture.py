@@ -1,4 +1,5 @@
-"""The package's dependency rules and module sizes (docs: ARCHITECTURE, "Dependency rules").
+"""The package's layers, dependency rules and module sizes (docs: ARCHITECTURE, "Dependency
+rules"; the package docstring of ``gasp`` lists the same layers).
 
 Each rule reads the imports of every module under ``src/gasp`` with ``ast``, so a
 rule broken anywhere fails here with the module and the import that broke it.
@@ -19,8 +20,24 @@ MAX_LINES = 450
 #: Modules allowed to be longer, with the reason.
 SIZE_EXCEPTIONS: dict[str, str] = {}
 
-CORE = ("text", "stats", "associate", "names", "embeddings", "lexicons")
+CORE = ("text", "stats", "associate", "names", "embeddings", "probe", "results")
 ENGINE = ("backends", "runner", "store")
+
+#: Every package and top-level module of ``gasp``, by layer, lowest first. A package may
+#: import its own layer and the layers below it, never one above; a package or module
+#: added without a place here fails :func:`test_every_package_has_a_place`.
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("base", ("errors", "_quiet")),
+    ("core", CORE),
+    ("engine", (*ENGINE, "io")),
+    ("report framework", ("report",)),
+    ("studies", ("studies",)),
+    ("pipeline and interop", ("pipeline", "interop", "testing")),
+    ("audit", ("audit",)),
+    ("public API", ("_api",)),
+    ("command line", ("cli", "__init__", "__main__")),
+)
+RANK = {name: rank for rank, (_, names) in enumerate(LAYERS) for name in names}
 
 
 def _modules() -> Iterator[Path]:
@@ -67,6 +84,33 @@ def _violations(rule: object) -> list[str]:
             if target.startswith("gasp.") and rule(source, target):  # type: ignore[operator]
                 found.append(f"{path.relative_to(SRC.parent)}:{line} imports {target}")
     return sorted(set(found))
+
+
+def _top(module: str) -> str:
+    """``errors`` for ``gasp.errors``; ``__init__`` for ``gasp`` and its own attributes
+    (``gasp.__version__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in RANK else "__init__"
+
+
+def test_every_package_has_a_place() -> None:
+    """The packages and top-level modules on disk are those :data:`LAYERS` lists."""
+    on_disk = {p.name for p in SRC.iterdir() if (p / "__init__.py").is_file()}
+    on_disk |= {p.stem for p in SRC.glob("*.py")}
+    assert on_disk == set(RANK)
+
+
+def test_no_package_imports_a_layer_above_its_own() -> None:
+    def upward(source: str, target: str) -> bool:
+        return RANK[_top(target)] > RANK[_top(source)]
+
+    assert _violations(upward) == []
+
+
+def test_the_layer_rule_can_fail() -> None:
+    """A study importing the command line, or the store importing a study, is upward."""
+    assert RANK[_top("gasp.cli._run")] > RANK[_top("gasp.studies.pronoun_pairs")]
+    assert RANK[_top("gasp.studies")] > RANK[_top("gasp.store")] > RANK[_top("gasp.text")]
 
 
 def test_no_package_imports_another_packages_private_module() -> None:
@@ -135,15 +179,30 @@ def test_the_rules_can_fail() -> None:
     assert _violations(private_elsewhere), "the import reader found no import at all"
 
 
-def test_the_audit_layer_reads_saved_results_only_and_only_cli_imports_it() -> None:
-    """The audit never opens a store, calls a model or imports a study package; only the
-    command line imports it."""
+#: The audit's scorecard modules: they read saved results only.
+SCORECARD_MODULES = ("gasp.audit._scorecard", "gasp.audit._difference", "gasp.audit._page")
+
+
+def test_the_scorecard_reads_saved_results_and_only_the_api_and_cli_import_the_audit() -> None:
+    """The scorecard never opens a store, calls a model or imports a study package (the
+    audit's orchestration runs studies; its scorecard reads what they saved); only the
+    public API and the command line import the audit."""
 
     def forbidden(source: str, target: str) -> bool:
-        if source.startswith("gasp.audit"):
+        if source.startswith(SCORECARD_MODULES):
             top = target.split(".")[1]
             study_package = _package_of(target).startswith("gasp.studies.")
             return top in ENGINE or study_package
-        return target.startswith("gasp.audit") and not source.startswith(("gasp.cli", "gasp.audit"))
+        users = ("gasp.cli", "gasp.audit", "gasp._api")
+        return target.startswith("gasp.audit") and not source.startswith(users)
 
     assert _violations(forbidden) == []
+
+
+def test_the_package_docstring_names_every_package() -> None:
+    """``gasp``'s docstring describes the same packages the layers list."""
+    import gasp
+
+    packages = {name for name in RANK if (SRC / name / "__init__.py").is_file()}
+    missing = sorted(name for name in packages if f"``{name}``" not in (gasp.__doc__ or ""))
+    assert missing == []

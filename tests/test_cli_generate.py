@@ -50,7 +50,7 @@ def test_generate_creates_a_complete_store_and_rerun_resumes(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--n", "-2"], "--n must be a positive integer, got -2"),
+        (["--n", "-2"], "n must be an integer of at least 1, got -2"),
         (["--n", "4"], "holds another run (study differs in 'n')"),
         (["--model", "nope/x"], "unknown model provider 'nope'"),
         (

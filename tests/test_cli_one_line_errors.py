@@ -162,7 +162,7 @@ CASES: list[tuple[str, str, str]] = [
      'holds another run (seed 0, now 5)'),
     ('n 0',
      'run narratives -m mock/echo --n 0 --out {run}',
-     'must be a positive integer'),
+     'n must be an integer of at least 1'),
     ('max-requests 0',
      'run narratives -m mock/echo --max-requests 0 --out {run}',
      'max_requests must be at least 1'),

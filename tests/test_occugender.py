@@ -109,7 +109,7 @@ def test_single_token_expressions_drop_what_an_approximate_backend_refuses() -> 
     ("options", "message"),
     [
         ({"jobs": "astronaut"}, "not in the job list"),
-        ({"mode": "text"}, "raw or chat"),
+        ({"mode": "text"}, "one of raw, chat"),
         ({"n": 3}, "n = 1"),
         ({"debiasing": "7"}, "not one of"),
         ({"min_share": 0.1}, "does not apply"),

@@ -2,10 +2,58 @@
 
 The package implements the GAS(P) methodology (Generate, Associate, Statistically
 test, Probe) and the related Marked Personas, OccuGender and paired-pronoun studies.
+
+The public API (docs/api.md), imported on first use so that ``import gasp`` stays fast:
+
+- :func:`gasp.run` runs a study end to end in a run folder (as ``gasp run``);
+- :func:`gasp.analyze` analyses a run, a table, a DataFrame or another tool's log;
+- :func:`gasp.compare` compares analysed runs of one study;
+- :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.audit` package).
+
+Packages and layers (``tests/test_architecture.py`` keeps this true): the core
+(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``,
+``results``), the engine (``backends``, ``runner``, ``store``), ``studies`` (one
+package per study), ``report`` (the page framework), ``io`` and ``interop`` (other
+tools' files in, Inspect tasks out), ``pipeline`` (a run's steps, checks and
+outputs), ``audit`` (many runs, one scorecard), ``testing`` (mock backends and
+planted worlds) and ``cli`` (parses, calls the API, prints).
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from gasp.errors import GaspError
 
+if TYPE_CHECKING:
+    from gasp._api import analyze, compare, run
+    from gasp.pipeline import RunResult
+
 __version__ = "0.1.0"
 
-__all__ = ["GaspError", "__version__"]
+#: Lazy attributes: name -> (module, attribute; None for the module itself).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "run": ("gasp._api", "run"),
+    "analyze": ("gasp._api", "analyze"),
+    "compare": ("gasp._api", "compare"),
+    "RunResult": ("gasp.pipeline", "RunResult"),
+    # The package, callable as gasp.audit(...) (its run_audit): importing gasp.audit
+    # sets this same attribute, so the two never shadow each other.
+    "audit": ("gasp.audit", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'gasp' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name)
+    return module if attribute is None else getattr(module, attribute)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_LAZY])
+
+
+__all__ = ["GaspError", "RunResult", "__version__", "analyze", "audit", "compare", "run"]

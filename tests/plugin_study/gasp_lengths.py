@@ -19,10 +19,23 @@ from gasp.report import ReportWriter
 from gasp.results import AuditResults
 from gasp.runner import Item, StudyPlan
 from gasp.store import RunStore
-from gasp.studies import StudyType, reject_options
+from gasp.studies import StudyOption, StudyType, reject_options
 
 NAME = "text-lengths"
 PROFESSIONS = ("nurse", "pilot", "teacher")
+
+
+#: The study's one option, declared once (kind, range, default, --quick value, size).
+OPTIONS = {
+    "n": StudyOption(
+        "descriptions per profession",
+        kind="int",
+        minimum=1,
+        default=2,
+        quick=1,
+        size="descriptions per profession",
+    )
+}
 
 
 def lengths(frame: pd.DataFrame) -> AuditResults:
@@ -44,6 +57,7 @@ class TextLengths(StudyType):
 
     name = NAME
     description = "Words per description of each profession (an example plugin)."
+    study_options = OPTIONS
     table_roles = (
         TableRole("text", "the description"),
         TableRole("profession", "the profession described"),
@@ -54,7 +68,7 @@ class TextLengths(StudyType):
         reject_options(NAME, options, set())
         if str(source) != NAME:
             raise ConfigError(f"study {NAME!r} has no study files")
-        n = int(options.get("n") or 2)
+        n = self.resolve_options(options).integer("n")  # checked, typed, defaulted
         items = tuple(
             Item(key=(p,), prompt=f"Describe a {p}.", attributes={"profession": p}, n=n)
             for p in PROFESSIONS

@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from gasp.audit._difference import DifferenceSettings, compare_readings
 from gasp.errors import GaspError
 from gasp.io import RunPaths
 from gasp.report import REPORT_FILE
 from gasp.results import CLOSER_TO_REFERENCE, HIGHER, AuditResults, MetricReading
+from gasp.stats import bh_q_values
 from gasp.studies import get_study_type
 
 SCHEMA = "gasp.scorecard/1"
@@ -271,7 +271,7 @@ def correct(card: Scorecard) -> None:
     """One Benjamini-Hochberg correction over every tested comparison of the audit."""
     tested = [row for row in card.comparisons if row["p_value"] is not None]
     if tested:
-        q = multipletests([row["p_value"] for row in tested], method="fdr_bh")[1]
+        q = bh_q_values([row["p_value"] for row in tested])
         for row, value in zip(tested, q, strict=True):
             row["q_value"] = float(value)
     for row in card.comparisons:

@@ -149,11 +149,7 @@ def parse_model_options(pairs: Sequence[str], *, flag: str = "--model-option") -
     Raises:
         ConfigError: a pair without ``=`` or with an empty key.
     """
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise ConfigError(f"{flag} must be KEY=VALUE, got {pair!r}")
-        options[key] = _typed(value.strip())
-    return options
+    from gasp.text import parse_assignments
+
+    values = parse_assignments(pairs, flag)
+    return {key: _typed(given[-1]) for key, given in values.items()}

@@ -1,10 +1,11 @@
-"""The ``gasp`` command line.
+"""The ``gasp`` command line: it parses options, calls the library and prints.
 
 Each command module registers its commands on :data:`gasp.cli._app.app`; importing
-them here assembles the application. Command modules import the library (and with it
-pandas, SciPy, scikit-learn, torch) inside the command functions only, so ``gasp
---help`` and ``gasp version`` start in a fraction of a second. Errors the user can fix
-print one line and exit with status 2.
+them here assembles the application. A command hands its work to the public API and
+:mod:`gasp.pipeline` (never to a study package or the run store directly). Command
+modules import the library (and with it pandas, SciPy, scikit-learn, torch) inside
+the command functions only, so ``gasp --help`` and ``gasp version`` start fast.
+Errors the user can fix print one line and exit with status 2.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from gasp.cli import (
     _tour,  # noqa: F401
     _version,  # noqa: F401
 )
-from gasp.cli._app import app
+from gasp.cli._app import app, one_line_help
 from gasp.cli._failures import (
     BROKEN_PIPE_EXIT_CODE,
     OutputWatch,
@@ -39,6 +40,8 @@ from gasp.cli._failures import (
     usage_error_line,
 )
 from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
+
+one_line_help(app)
 
 
 def main() -> None:

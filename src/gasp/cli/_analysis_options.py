@@ -1,36 +1,51 @@
-"""The analysis options shared by ``gasp analyze`` and ``gasp run``.
-
-Each option defaults to None ("the study's default"), so both commands hand the
-study type the same values and re-analysing a run gives the result the run gave.
-"""
+"""The analysis options shared by ``gasp analyze`` and ``gasp run`` (declarations only;
+:func:`gasp.pipeline.analysis_options` checks their values)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from gasp.errors import ConfigError
+from gasp.cli._generation_options import MOTS_PANEL, SOME_PANEL
 
 MinSamplesOption = Annotated[
     int | None,
-    typer.Option(help="Generations each associated gender needs (default: the run's n)."),
+    typer.Option(
+        help="Generations each associated gender needs (default: the run's n).",
+        rich_help_panel=MOTS_PANEL,
+    ),
 ]
 MinShareOption = Annotated[
     float | None,
-    typer.Option(help="Share of unspecified generations each gender needs (default 0.10)."),
+    typer.Option(
+        help="Share of unspecified generations each gender needs (default 0.10).",
+        rich_help_panel=MOTS_PANEL,
+    ),
 ]
 PerTemplateOption = Annotated[
-    bool, typer.Option("--per-template", help="Marked words and SRB per template.")
+    bool,
+    typer.Option(
+        "--per-template", help="Marked words and SRB per template.", rich_help_panel=MOTS_PANEL
+    ),
 ]
 ThresholdOption = Annotated[
-    float | None, typer.Option(help="z-score a marked word must exceed (default 1.96).")
+    float | None,
+    typer.Option(
+        help="z-score a marked word must exceed (default 1.96).", rich_help_panel=SOME_PANEL
+    ),
 ]
 ExamplesPerWordOption = Annotated[
-    int | None, typer.Option(help="Example generations saved per significant word (default 50).")
+    int | None,
+    typer.Option(
+        help="Example generations saved per significant word (default 50).",
+    ),
 ]
 FdrOption = Annotated[
-    float | None, typer.Option(help="Benjamini-Hochberg FDR level instead of z > 1.96.")
+    float | None,
+    typer.Option(
+        help="Benjamini-Hochberg FDR level instead of z > 1.96.", rich_help_panel=SOME_PANEL
+    ),
 ]
 FdrScopeOption = Annotated[
     str | None,
@@ -38,98 +53,31 @@ FdrScopeOption = Annotated[
         "--fdr-scope",
         help="Family of the FDR: comparison (default) or study (every word x subject x "
         "comparison test at once; --fdr defaults to 0.05).",
+        rich_help_panel=SOME_PANEL,
     ),
 ]
 PlainOption = Annotated[
-    bool, typer.Option("--plain", help="Plain Marked Words instead of calibrated.")
+    bool,
+    typer.Option(
+        "--plain", help="Plain Marked Words instead of calibrated.", rich_help_panel=MOTS_PANEL
+    ),
 ]
 EmbeddingsOption = Annotated[
-    str | None, typer.Option(help="Word embeddings for SRB (default glove).")
+    str | None,
+    typer.Option(help="Word embeddings for SRB (default glove).", rich_help_panel=MOTS_PANEL),
 ]
 BootstrapOption = Annotated[
-    int | None, typer.Option(help="Draws behind each interval (0: none; docs/intervals.md).")
+    int | None,
+    typer.Option(
+        help="Draws behind each interval (0: none; docs/intervals.md).", rich_help_panel=SOME_PANEL
+    ),
 ]
 PermutationsOption = Annotated[
-    int | None, typer.Option(help="Label shuffles of the permutation test (0: none).")
+    int | None,
+    typer.Option(
+        help="Label shuffles of the permutation test (0: none).", rich_help_panel=MOTS_PANEL
+    ),
 ]
-
-
-def _check_ranges(
-    *,
-    min_samples: int | None,
-    min_share: float | None,
-    fdr: float | None,
-    fdr_scope: str | None,
-    bootstrap: int | None,
-    permutations: int | None,
-    examples_per_word: int | None,
-) -> None:
-    """Raise :class:`ConfigError` for an analysis option outside what any study accepts."""
-    if min_samples is not None and min_samples < 1:
-        raise ConfigError(f"--min-samples must be at least 1, got {min_samples}")
-    if min_share is not None and not 0.0 <= min_share < 0.5:
-        raise ConfigError(f"--min-share must lie in [0, 0.5), got {min_share}")
-    if fdr is not None and not 0.0 < fdr < 1.0:
-        raise ConfigError(f"--fdr must lie in (0, 1), got {fdr}")
-    if fdr_scope is not None:
-        from gasp.stats import FDR_SCOPES
-
-        if fdr_scope not in FDR_SCOPES:
-            raise ConfigError(
-                f"--fdr-scope must be one of {', '.join(FDR_SCOPES)}, got {fdr_scope!r}"
-            )
-    for flag, count in (("--bootstrap", bootstrap), ("--permutations", permutations)):
-        if count is not None and count < 0:
-            raise ConfigError(f"{flag} must not be negative, got {count}")
-    if examples_per_word is not None and examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
-
-
-def analysis_options(
-    *,
-    min_samples: int | None = None,
-    min_share: float | None = None,
-    per_template: bool = False,
-    threshold: float | None = None,
-    fdr: float | None = None,
-    plain: bool = False,
-    fdr_scope: str | None = None,
-    embeddings: str | None = None,
-    bootstrap: int | None = None,
-    permutations: int | None = None,
-    seed: int | None = None,
-    examples_per_word: int | None = None,
-) -> dict[str, Any]:
-    """The analysis options by name, as the study types read them (None or False: not
-    given on the command line). A value no study accepts (a negative count, an FDR
-    level outside (0, 1), an unknown FDR family) is refused here, before a run starts."""
-    if embeddings is not None:
-        from gasp.embeddings import check_embeddings
-
-        check_embeddings(embeddings)
-    _check_ranges(
-        min_samples=min_samples,
-        min_share=min_share,
-        fdr=fdr,
-        fdr_scope=fdr_scope,
-        bootstrap=bootstrap,
-        permutations=permutations,
-        examples_per_word=examples_per_word,
-    )
-    return {
-        "min_samples": min_samples,
-        "min_share": min_share,
-        "per_template": per_template,
-        "threshold": threshold,
-        "fdr": fdr,
-        "fdr_scope": fdr_scope,
-        "plain": plain,
-        "embeddings": embeddings,
-        "bootstrap": bootstrap,
-        "permutations": permutations,
-        "seed": seed,
-        "examples_per_word": examples_per_word,
-    }
 
 
 __all__ = [
@@ -144,5 +92,4 @@ __all__ = [
     "PermutationsOption",
     "PlainOption",
     "ThresholdOption",
-    "analysis_options",
 ]

@@ -7,16 +7,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli import _texts as tx
 from gasp.cli._app import app
-from gasp.cli._incomplete import generation_note, note_analysis
-from gasp.cli._preflight import check_writable_folder
-from gasp.cli._studies import study_type_of_results
-from gasp.errors import ConfigError, DataError
 
 
 @app.command()
@@ -36,7 +31,7 @@ def analyze(
     study_option: gen.StudyOptionOption = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", help="Results folder (default: the run's results folder)."),
+        typer.Option("--out", "-o", help="Results folder (default: the run's results folder)."),
     ] = None,
     min_samples: an.MinSamplesOption = None,
     min_share: an.MinShareOption = None,
@@ -59,27 +54,16 @@ def analyze(
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
-    from gasp.io import locate_run, missing_input_line
-    from gasp.store import read_manifest
-    from gasp.studies import study_type_of_manifest
+    from rich.console import Console
 
-    if not run.exists():
-        raise DataError(missing_input_line(str(run)))
-    texts = tx.is_texts(run, fmt)
-    if texts:
-        study_type = tx.study_of_texts(run, study, fmt)
-        results = out if out is not None else run.with_name(run.name + ".results")
-    else:
-        if column or where or allow_new_groups:
-            raise ConfigError("--column, --where and --allow-new-groups apply to tables only")
-        paths = locate_run(run)
-        if paths.store is None:
-            raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
-        study_type = study_type_of_manifest(read_manifest(paths.store) or {})
-        if study is not None and study != study_type.name:
-            raise ConfigError(f"{run} is a run of study {study_type.name!r}, not {study!r}")
-        results = out if out is not None else paths.results
-    options = gen.study_options(study_type, study_option) | an.analysis_options(
+    from gasp.pipeline import TextOptions, analyze_source
+
+    outcome = analyze_source(
+        run,
+        study=study,
+        out=out,
+        own=study_option,
+        texts=TextOptions(column or (), where or (), allow_new_groups, fmt),
         min_samples=min_samples,
         min_share=min_share,
         per_template=per_template,
@@ -93,22 +77,8 @@ def analyze(
         seed=seed,
         examples_per_word=examples_per_word,
     )
-    check_writable_folder(
-        results, "results folder", f"write them elsewhere with `gasp analyze {run} --out DIR`"
-    )
-    if texts:
-        if allow_new_groups:
-            options["allow_new_groups"] = True
-        outcome = tx.analyze_texts(
-            run, study_type, results, options, fmt=fmt, columns=column or (), where=where or ()
-        )
-    else:
-        assert paths.store is not None
-        note = generation_note(paths.store)
-        outcome = study_type.analyze(paths.store, results, options)
-        note_analysis(note, results)
     console = Console()
-    for line in outcome.get("lines", ()):
+    for line in outcome.lines:
         console.print(line)
 
 
@@ -118,7 +88,7 @@ def compare(
     out: Annotated[
         Path,
         typer.Option(
-            "--out", help="Folder for the comparison tables (its report goes to OUT/report)."
+            "--out", "-o", help="Folder for the comparison tables (its report goes to OUT/report)."
         ),
     ],
     label: Annotated[
@@ -128,21 +98,19 @@ def compare(
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) and draw
     the comparison report; audit folders, or runs of several studies, give the audit
     scorecard (scorecard.json and index.html in OUT)."""
-    from gasp.cli._compare_scorecard import compare_scorecard, is_audit_folder
-    from gasp.io import check_comparison_paths, locate_run
+    from rich.console import Console
 
-    if any(is_audit_folder(r) for r in runs):
-        typer.echo(str(compare_scorecard(runs, out, label)))
-        return
+    from gasp.cli._compare_scorecard import compare_scorecard
+    from gasp.io import check_comparison_paths
+    from gasp.pipeline import compare_runs, needs_scorecard
+
     check_comparison_paths(runs, out)
-    kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
-    if len(kinds) > 1:  # across studies: the audit scorecard of the saved results
+    if needs_scorecard(runs):  # audit folders, or runs of several studies: the scorecard
         typer.echo(str(compare_scorecard(runs, out, label)))
         return
-    study = study_type_of_results(locate_run(runs[0]).results)
-    outcome = study.compare(runs, out, {"labels": label or None})
+    _, lines = compare_runs(runs, out, {"labels": label or None})
     console = Console()
-    for line in outcome.get("lines", ()):
+    for line in lines:
         console.print(line)
 
 

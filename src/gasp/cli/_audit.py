@@ -13,6 +13,7 @@ import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._names import StudiesOption, study_list
 from gasp.errors import ConfigError
 
 
@@ -27,9 +28,7 @@ def audit_command(
         str | None,
         typer.Option(help="The model every other is compared with (default: every pair)."),
     ] = None,
-    studies: Annotated[
-        str | None, typer.Option(help="Comma-separated studies (default: every study).")
-    ] = None,
+    studies: StudiesOption = None,
     system_prompt_variant: Annotated[
         list[str] | None,
         typer.Option(help="NAME=TEXT: the first model with this system prompt (repeatable)."),
@@ -64,11 +63,11 @@ def audit_command(
         parse_models,
         scoped,
     )
-    from gasp.cli._preflight import check_out_folder
+    from gasp.pipeline import check_out_folder
     from gasp.studies import study_names
 
     models = parse_models(list(model or []), list(system_prompt_variant or []))
-    names = [s.strip() for s in (studies or ",".join(study_names())).split(",") if s.strip()]
+    names = study_list(studies) or list(study_names())
     check_studies(names)
     base = baseline_of(models, baseline)
     if fail_on not in (None, "worse"):

@@ -32,14 +32,21 @@ from gasp.audit import (
     write_scorecard,
 )
 from gasp.backends import parse_model_options, parse_model_spec
-from gasp.cli import _analysis_options as an
-from gasp.cli import _generation_options as gen
 from gasp.cli._compare_scorecard import AUDIT_FILE
-from gasp.cli._steps import Step, StudyRun, run_steps
 from gasp.errors import BackendError, ConfigError, GaspError
 from gasp.io import run_folder_paths
+from gasp.pipeline import (
+    GenerationOptions,
+    Step,
+    StudyRun,
+    StudySelection,
+    analysis_options,
+    run_steps,
+    select_study,
+)
 from gasp.report import REPORT_FILE
 from gasp.runner import Plannable, SystemPromptVariant
+from gasp.text import slug
 
 #: Exit status when a step of some run failed.
 STEP_FAILED_EXIT_CODE = 1
@@ -49,7 +56,7 @@ EXAMPLES_PER_WORD = 50
 
 
 def _slug(text: str) -> str:
-    return "".join(c if c.isalnum() or c in "._" else "-" for c in text.lower()).strip("-")
+    return slug(text, keep="._", fallback="")
 
 
 def parse_models(specs: list[str], variants: list[str]) -> list[AuditModel]:
@@ -117,7 +124,7 @@ def parse_margins(pairs: list[str]) -> dict[str, float]:
 
 
 @dataclasses.dataclass(frozen=True)
-class VariantSelection(gen.StudySelection):
+class VariantSelection(StudySelection):
     """A study selection built with a system prompt added (a system-prompt variant)."""
 
     prompt: str = ""
@@ -130,10 +137,10 @@ class VariantSelection(gen.StudySelection):
 def study_run(
     name: str, model: AuditModel, out: Path, quick: bool, seed: int, options: dict[str, Any]
 ) -> StudyRun:
-    selection, own, quick_max_tokens = gen.select_study(
+    selection, own, quick_max_tokens = select_study(
         name, {}, options["study"].get(name, []) + options["study"].get(None, []), quick=quick
     )
-    generation = gen.GenerationOptions.for_study(
+    generation = GenerationOptions.for_study(
         selection,
         max_tokens=quick_max_tokens,
         temperature=None,
@@ -147,7 +154,7 @@ def study_run(
             selection.source, selection.study_type, selection.options, model.variant_prompt
         )
         generation = dataclasses.replace(generation, study=variant)
-    analysis = own | an.analysis_options(seed=seed, examples_per_word=EXAMPLES_PER_WORD)
+    analysis = own | analysis_options(seed=seed, examples_per_word=EXAMPLES_PER_WORD)
     return StudyRun(
         study_type=selection.study_type,
         model=model.spec,

@@ -10,29 +10,10 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.errors import DataError
+from gasp.cli._names import OldOutputOption, TableArgument, TextColumnOption
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from gasp.stats import CalibrationReport
-
-
-def _targets(table: pd.DataFrame, target: list[str], each: str | None) -> list[dict[str, str]]:
-    from gasp.stats import parse_selector
-
-    selectors = [parse_selector(t) for t in target]
-    if each:
-        columns = [c.strip() for c in each.split(",") if c.strip()]
-        for column in columns:
-            if column not in table.columns:
-                raise DataError(f"unknown column {column!r} in --each")
-        present = table[columns].dropna().astype(str).apply(lambda col: col.str.strip())
-        combos = sorted(set(present.itertuples(index=False, name=None)))
-        selectors += [dict(zip(columns, combo, strict=True)) for combo in combos]
-    if not selectors:
-        raise DataError("give at least one --target selector or --each columns")
-    return selectors
 
 
 def _print_report(report: CalibrationReport, console: Console) -> None:
@@ -74,7 +55,7 @@ def _print_report(report: CalibrationReport, console: Console) -> None:
 
 @app.command(name="calibrate")
 def calibrate_command(
-    file: Annotated[Path, typer.Argument(help="Table of generations (CSV, TSV, Parquet, JSONL).")],
+    file: TableArgument,
     unmarked: Annotated[
         list[str],
         typer.Option("--unmarked", help="Unmarked group as column=value[,column=value]; repeat."),
@@ -87,7 +68,7 @@ def calibrate_command(
         str | None,
         typer.Option(help="Comma-separated columns: every combination of values is a target."),
     ] = None,
-    text_column: Annotated[str, typer.Option(help="Column holding the text.")] = "text",
+    text_column: TextColumnOption = "text",
     n_common: Annotated[
         int, typer.Option(help="Common words: this many most frequent English words.")
     ] = 100,
@@ -96,50 +77,28 @@ def calibrate_command(
     ),
     threshold: Annotated[float, typer.Option(help="z-score threshold.")] = 1.96,
     alpha_step: Annotated[float, typer.Option(help="Step of the alpha sweep.")] = 0.05,
-    output: Annotated[
-        Path | None, typer.Option(help="Folder to write the search and sweep tables as CSV.")
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Folder to write the search and sweep tables as CSV."),
     ] = None,
+    output: OldOutputOption = None,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
-    import pandas as pd
+    from gasp.pipeline import calibrate_table, write_calibration
 
-    from gasp.io import read_generations
-    from gasp.stats import (
-        CalibratedConfig,
-        Comparison,
-        calibrate,
-        group_mask,
-        parse_selector,
-        selector_name,
-    )
-    from gasp.text import count_words
-
-    table = read_generations(file, text_column)
-    counts = count_words(table[text_column])
-    unmarked_masks = {
-        selector_name(sel): group_mask(table, sel) for sel in map(parse_selector, unmarked)
-    }
-    if not unmarked_masks:
-        raise DataError("give at least one --unmarked selector")
-    comparisons = [
-        Comparison(target=group_mask(table, sel), unmarked=unmarked_masks, name=selector_name(sel))
-        for sel in _targets(table, target or [], each)
-    ]
-    report = calibrate(
-        counts,
-        comparisons,
-        config=CalibratedConfig(english_source=english_source),
+    report = calibrate_table(
+        file,
+        unmarked,
+        target or [],
+        each=each,
+        text_column=text_column,
         n_common=n_common,
+        english_source=english_source,
         threshold=threshold,
         alpha_step=alpha_step,
     )
     _print_report(report, Console())
-    if output is not None:
-        output.mkdir(parents=True, exist_ok=True)
-        report.english_search.to_csv(output / "c_english_search.csv", index=False)
-        report.topic_search.to_csv(output / "c_topic_search.csv", index=False)
-        report.alpha_sweep.to_csv(output / "alpha_sweep.csv", index=False)
-        pd.DataFrame(
-            {"parameter": ["c_english", "c_topic"], "value": [report.c_english, report.c_topic]}
-        ).to_csv(output / "constants.csv", index=False)
-        typer.echo(f"wrote {output}")
+    out = out or output
+    if out is not None:
+        write_calibration(report, out)
+        typer.echo(f"wrote {out}")

@@ -9,14 +9,15 @@ folder, else the model recorded in its results) and writes ``scorecard.json`` an
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from gasp.audit import AuditModel, RunRecord, build_scorecard, write_audit_page, write_scorecard
-from gasp.cli._studies import study_type_of_results
 from gasp.errors import ConfigError
 from gasp.io import locate_run, run_folder_paths
+from gasp.pipeline import study_type_of_results
+from gasp.results import INDEX_FILE
+from gasp.text import slug
 
 #: The file ``gasp audit`` keeps in its folder (models, baseline).
 AUDIT_FILE = "audit.json"
@@ -28,7 +29,7 @@ def is_audit_folder(path: Path) -> bool:
 
 
 def _model_of(results: Path) -> str:
-    meta = json.loads((results / "results.json").read_text(encoding="utf-8")).get("meta", {})
+    meta = json.loads((results / INDEX_FILE).read_text(encoding="utf-8")).get("meta", {})
     manifest = meta.get("manifest") or {}
     model = manifest.get("model") if isinstance(manifest, dict) else None
     spec = model.get("spec") if isinstance(model, dict) else model
@@ -36,7 +37,7 @@ def _model_of(results: Path) -> str:
 
 
 def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9._]+", "-", text.lower()).strip("-") or "model"
+    return slug(text, keep="._", fallback="model")
 
 
 def _from_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | None]:
@@ -46,7 +47,7 @@ def _from_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | 
     for model in models:
         for study in record.get("studies", []):
             paths = run_folder_paths(folder / model.name / study)
-            status = "complete" if (paths.results / "results.json").is_file() else "failed"
+            status = "complete" if (paths.results / INDEX_FILE).is_file() else "failed"
             reason = "" if status == "complete" else "no saved results"
             runs.append(RunRecord(model.name, study, paths, status, reason))
     return models, runs, record.get("baseline")

@@ -19,7 +19,7 @@ from rich.table import Table
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError, DataError
+from gasp.errors import ConfigError
 
 if TYPE_CHECKING:
     from gasp.backends import DecodingConfig
@@ -92,6 +92,7 @@ def generate_command(
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
+    from gasp.pipeline import GenerationOptions, select_study
     from gasp.runner import generate as run_generate
     from gasp.runner import summary_table
 
@@ -103,8 +104,8 @@ def generate_command(
         "conditions": conditions,
         "cap_factor": cap_factor,
     }
-    selection, _, _ = gen.select_study(study, flags, study_option)
-    generation = gen.GenerationOptions.for_study(
+    selection, _, _ = select_study(study, flags, study_option)
+    generation = GenerationOptions.for_study(
         selection,
         max_tokens=max_tokens,
         temperature=temperature,
@@ -173,27 +174,16 @@ def export_command(
 ) -> None:
     """Export a run's samples, scores or items to Parquet, CSV or JSON Lines (by the file
     extension); print the file written."""
-    from gasp.io import locate_run
-    from gasp.store import RunStore, default_table
-    from gasp.store import export as export_store
+    from gasp.pipeline import export_run
 
-    if not run.exists():
-        raise DataError(f"no run store at {run}")
-    store = locate_run(run).store
-    if store is None:
-        raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
-    table = str(what) if what is not None else None
-    path = export_store(store, out, include_errors=not no_errors, table=table)
-    if path is not None:
-        typer.echo(str(path))
+    outcome = export_run(
+        run, out, table=str(what) if what is not None else None, include_errors=not no_errors
+    )
+    if outcome.path is not None:
+        typer.echo(str(outcome.path))
         return
-    with RunStore.open(store) as opened:
-        table = table or default_table(opened.manifest() if opened.has_manifest() else {})
-        held = {
-            "samples": opened.count_samples(include_errors=not no_errors),
-            "scores": opened.count_scores(include_errors=not no_errors),
-            "items": len(opened.item_records()),
-        }
-    others = [f"--what {name} ({count:,} rows)" for name, count in held.items() if count]
+    others = [f"--what {name} ({count:,} rows)" for name, count in outcome.counts.items() if count]
     hint = f"; try {' or '.join(others)}" if others else ""
-    typer.echo(f"gasp: warning: {run} has no {table} to export, nothing written{hint}", err=True)
+    typer.echo(
+        f"gasp: warning: {run} has no {outcome.table} to export, nothing written{hint}", err=True
+    )

@@ -1,24 +1,21 @@
 """The generation options shared by ``gasp generate`` and ``gasp run``.
 
 The ``Annotated`` aliases declare each shared Typer option once (name, help text);
-:class:`GenerationOptions` gathers their values and turns them into the study to
-run (through the study's registered type) and the
-:class:`~gasp.runner.RunOptions` of the generation.
+:class:`gasp.pipeline.GenerationOptions` gathers their values.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 
-if TYPE_CHECKING:
-    from gasp.backends import DecodingConfig
-    from gasp.runner import Plannable, RunOptions
-    from gasp.studies import StudyType
+from gasp.pipeline import DEFAULT_MAX_CONCURRENCY, DEFAULT_MODEL, DEFAULT_STUDY
+
+#: The help panels of the options that only some studies read (the others: "Options").
+MOTS_PANEL = "More of the Same only"
+SOME_PANEL = "Some studies"
 
 StudyArgument = Annotated[
     str,
@@ -36,15 +33,25 @@ ModelOptionOption = Annotated[
     ),
 ]
 OccupationsOption = Annotated[
-    str | None, typer.Option(help="Only these occupations (comma separated).")
+    str | None,
+    typer.Option(help="Only these occupations (comma separated).", rich_help_panel=SOME_PANEL),
 ]
 OccupationsFileOption = Annotated[
-    Path | None, typer.Option(help="Your own occupations CSV (column 'occupation').")
+    Path | None,
+    typer.Option(
+        help="Your own occupations CSV (column 'occupation').", rich_help_panel=SOME_PANEL
+    ),
 ]
 NOption = Annotated[int | None, typer.Option("--n", help="Samples per cell / per gender.")]
-TemplatesOption = Annotated[str | None, typer.Option(help="Only these templates.")]
+TemplatesOption = Annotated[
+    str | None, typer.Option(help="Only these templates.", rich_help_panel=SOME_PANEL)
+]
 ConditionsOption = Annotated[
-    str | None, typer.Option(help="Only these conditions (unspecified,woman,man,nonbinary).")
+    str | None,
+    typer.Option(
+        help="Only these conditions (unspecified,woman,man,nonbinary).",
+        rich_help_panel=MOTS_PANEL,
+    ),
 ]
 StudyOptionOption = Annotated[
     list[str] | None,
@@ -54,7 +61,10 @@ StudyOptionOption = Annotated[
     ),
 ]
 CapFactorOption = Annotated[
-    int | None, typer.Option(help="Stop an unspecified cell at this many times n samples.")
+    int | None,
+    typer.Option(
+        help="Stop an unspecified cell at this many times n samples.", rich_help_panel=MOTS_PANEL
+    ),
 ]
 TemperatureOption = Annotated[
     float | None, typer.Option(help="Sampling temperature (default: the study's, else 1).")
@@ -63,8 +73,6 @@ TopPOption = Annotated[float | None, typer.Option(help="Nucleus sampling mass (d
 MaxTokensOption = Annotated[
     int | None, typer.Option(help="Most tokens per answer (default: the study's, else 256).")
 ]
-#: Most requests in flight unless ``--max-concurrency`` says otherwise.
-DEFAULT_MAX_CONCURRENCY = 16
 MaxConcurrencyOption = Annotated[int, typer.Option(help="Most requests in flight.")]
 BaseUrlOption = Annotated[
     list[str] | None,
@@ -101,154 +109,17 @@ WaitOption = Annotated[
     ),
 ]
 
-DEFAULT_STUDY = "more-of-the-same"
-DEFAULT_MODEL = "embedded"
-DEFAULT_MAX_TOKENS = 256
-
-
-def study_options(study: StudyType, pairs: Sequence[str] | None) -> dict[str, Any]:
-    """``--study-option KEY=VALUE`` pairs as typed values, each a key ``study`` declares,
-    of the kind and in the range it declares (checked before anything runs)."""
-    from gasp.backends import parse_model_options
-    from gasp.studies import check_study_options
-
-    values = parse_model_options(pairs or (), flag="--study-option")
-    check_study_options(study.name, study.study_options, values)
-    return values
-
-
-@dataclasses.dataclass(frozen=True)
-class StudySelection:
-    """The study of one command line: its name or file and the options that shape it
-    (occupations, n, templates, ... — each study type reads its own and rejects others)."""
-
-    source: str
-    #: The registered type of the study, resolved once (a study file is read once).
-    study_type: StudyType
-    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-
-    def build(self) -> Plannable:
-        """The study to run."""
-        return self.study_type.build(self.source, self.options)
-
-
-def select_study(
-    source: str,
-    flags: Mapping[str, Any],
-    pairs: Sequence[str] | None,
-    *,
-    quick: bool = False,
-) -> tuple[StudySelection, dict[str, Any], int | None]:
-    """The study of a command line: its type's flags (``occupations``, ``n``, ...), its
-    ``--study-option`` pairs and, with ``quick``, its ``--quick`` preset for whatever the
-    command line left unset. Returns the selection, the study's own options (which the
-    later steps read too) and the preset's ``max_tokens`` (None without one)."""
-    from gasp.studies import study_type_for
-
-    study = study_type_for(source)
-    own = study_options(study, pairs)
-    shape: dict[str, Any] = {**flags, **own}
-    preset = study.quick_options() if quick else {}
-    for key, value in preset.items():
-        if key != "max_tokens" and shape.get(key) is None:
-            shape[key] = value
-    return StudySelection(source, study, shape), own, preset.get("max_tokens")
-
-
-def decoding_values(
-    study: StudyType,
-    *,
-    temperature: float | None,
-    top_p: float | None,
-    max_tokens: int | None,
-) -> dict[str, Any]:
-    """Decoding settings: the command line's, else the study's defaults, else gasp's."""
-    values: dict[str, Any] = {"temperature": 1.0, "top_p": 1.0, "max_tokens": DEFAULT_MAX_TOKENS}
-    values.update(study.decoding_defaults())
-    given = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
-    values.update({k: v for k, v in given.items() if v is not None})
-    return values
-
-
-@dataclasses.dataclass(frozen=True)
-class GenerationOptions:
-    """The values of the shared generation options of one command line."""
-
-    study: StudySelection
-    max_tokens: int = DEFAULT_MAX_TOKENS
-    temperature: float = 1.0
-    top_p: float = 1.0
-    seed: int = 0
-    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
-    base_urls: tuple[str, ...] = ()
-    api_key_env: str | None = None
-    max_requests: int | None = None
-    max_cost: float | None = None
-    model_options: tuple[str, ...] = ()
-    batch: bool = False
-    wait: bool = False
-
-    @classmethod
-    def for_study(
-        cls,
-        selection: StudySelection,
-        *,
-        temperature: float | None,
-        top_p: float | None,
-        max_tokens: int | None,
-        **runner: Any,
-    ) -> GenerationOptions:
-        """The options of a command line: the decoding settings resolved against the
-        study's defaults (:func:`decoding_values`), the runner settings as given."""
-        decoding = decoding_values(
-            selection.study_type, temperature=temperature, top_p=top_p, max_tokens=max_tokens
-        )
-        return cls(study=selection, **decoding, **runner)
-
-    def build_study(self) -> Plannable:
-        """The study to generate, shaped by the study options."""
-        return self.study.build()
-
-    def decoding(self) -> DecodingConfig:
-        """The decoding settings of every request."""
-        from gasp.backends import DecodingConfig
-
-        return DecodingConfig(
-            temperature=self.temperature,
-            top_p=self.top_p,
-            max_tokens=self.max_tokens,
-            seed=self.seed,
-        )
-
-    def run_options(self, *, progress: bool, dry_run: bool = False) -> RunOptions:
-        """The :class:`~gasp.runner.RunOptions` of the generation."""
-        from gasp.backends import parse_model_options
-        from gasp.runner import BatchOptions, RunOptions
-
-        return RunOptions(
-            decoding=self.decoding(),
-            seed=self.seed,
-            max_concurrency=self.max_concurrency,
-            max_requests=self.max_requests,
-            max_cost=self.max_cost,
-            dry_run=dry_run,
-            base_urls=self.base_urls,
-            api_key_env=self.api_key_env,
-            progress=progress,
-            backend_options=parse_model_options(self.model_options) or None,
-            batch=BatchOptions() if self.batch else None,
-            wait_for_lock=self.wait,
-        )
-
-
 __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
+    "DEFAULT_MODEL",
+    "DEFAULT_STUDY",
+    "MOTS_PANEL",
+    "SOME_PANEL",
     "ApiKeyEnvOption",
     "BaseUrlOption",
     "BatchOption",
     "CapFactorOption",
     "ConditionsOption",
-    "GenerationOptions",
     "MaxConcurrencyOption",
     "MaxCostOption",
     "MaxRequestsOption",
@@ -260,12 +131,8 @@ __all__ = [
     "OccupationsOption",
     "StudyArgument",
     "StudyOptionOption",
-    "StudySelection",
     "TemperatureOption",
     "TemplatesOption",
     "TopPOption",
     "WaitOption",
-    "decoding_values",
-    "select_study",
-    "study_options",
 ]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -11,18 +10,47 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.cli._incomplete import note_report
-from gasp.cli._preflight import check_writable_folder, report_from_results
-from gasp.errors import ConfigError, DataError
+from gasp.pipeline import EXAMPLES_PER_WORD
 
 if TYPE_CHECKING:
     from gasp.studies import StudyType
 
 
-def _print_roles(study: StudyType) -> None:
-    """The columns ``gasp analyze TABLE --study NAME`` reads."""
+def _print_options(study: StudyType, console: Console) -> None:
+    """The study's options: type, default, ``--quick`` value, range and help, sizes marked."""
+    from rich.markup import escape
+
+    from gasp.studies import StudyOption
+
+    if not study.study_options:
+        console.print(f"study {study.name!r} has no options of its own")
+        return
+    table = Table(title=f"options of {study.name} (--study-option KEY=VALUE)")
+    for column in ("option", "type", "default", "--quick", "range", "what it sets"):
+        table.add_column(column)
+    for name, option in study.study_options.items():
+        if not isinstance(option, StudyOption):
+            table.add_row(name, "text", "-", "-", "", escape(str(option)))
+            continue
+        what = option.help + (f"; size: {option.size}" if option.size else "")
+        table.add_row(
+            name,
+            option.kind_name,
+            "-" if option.default is None else escape(str(option.default)),
+            "-" if option.quick is None else escape(str(option.quick)),
+            escape(option.range_text()),
+            escape(what),
+        )
+    console.print(table)
+    if study.quick_max_tokens is not None:
+        console.print(f"--quick also sets --max-tokens {study.quick_max_tokens}.")
+
+
+def _print_study(study: StudyType) -> None:
+    """The study's options and the columns ``gasp analyze TABLE --study NAME`` reads."""
     console = Console()
     console.print(f"{study.name}: {study.description}")
+    _print_options(study, console)
     roles = study.table_roles
     if not roles:
         console.print(f"study {study.name!r} analyses its own runs only, not tables of texts")
@@ -42,15 +70,17 @@ def _print_roles(study: StudyType) -> None:
 @app.command("studies")
 def studies_command(
     study: Annotated[
-        str | None, typer.Argument(help="A study: list the columns its tables need.")
+        str | None,
+        typer.Argument(help="A study: list its options and the columns its tables need."),
     ] = None,
 ) -> None:
     """List the studies gasp can run (package and version, a one-line description, their
-    own options), or the columns one study reads from a table of texts."""
+    own options), or one study's options (type, default, quick value, range) and the
+    columns it reads from a table of texts."""
     from gasp.studies import get_study_type, plugin_warnings, study_origin, study_types
 
     if study is not None:
-        _print_roles(get_study_type(study))
+        _print_study(get_study_type(study))
         return
     table = Table(title="gasp studies")
     table.add_column("study")
@@ -64,21 +94,6 @@ def studies_command(
     Console().print(table)
     for line in plugin_warnings():
         typer.echo(f"gasp: warning: {line}", err=True)
-
-
-def study_type_of_results(results: Path) -> StudyType:
-    """The study type that produced a results folder (recorded in ``results.json``)."""
-    from gasp.studies import DEFAULT_STUDY_KIND, get_study_type
-
-    meta_file = results / "results.json"
-    if not meta_file.is_file():
-        raise DataError(f"no saved results at {results}; run `gasp analyze` first")
-    try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read {meta_file}: {exc}") from None
-    kind = meta.get("meta", meta).get("study_kind") if isinstance(meta, dict) else None
-    return get_study_type(str(kind or DEFAULT_STUDY_KIND))
 
 
 @app.command("report")
@@ -95,23 +110,12 @@ def report_command(
     ] = None,
     examples_per_word: Annotated[
         int, typer.Option(help="Example generations shown per significant word.")
-    ] = 50,
+    ] = EXAMPLES_PER_WORD,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
-    from gasp.io import locate_run
+    from gasp.pipeline import report_run
 
-    if examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
-    paths = locate_run(run)
-    study = study_type_of_results(paths.results)
-    note_report(paths.store)
-    options = {"examples_per_word": examples_per_word}
-    target = out if out is not None else paths.report
-    check_writable_folder(
-        target, "report folder", f"give a writable report folder with `gasp report {run} --out DIR`"
-    )
-    path = report_from_results(lambda: study.report(paths.results, target, options), paths.results)
-    typer.echo(str(path))
+    typer.echo(str(report_run(run, out, examples_per_word=examples_per_word)))
 
 
-__all__ = ["report_command", "studies_command", "study_type_of_results"]
+__all__ = ["report_command", "studies_command"]

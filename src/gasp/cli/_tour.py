@@ -20,6 +20,7 @@ import typer
 
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._names import OldStudyOption, StudiesOption, study_list
 
 #: Exit status of ``gasp tour`` when some study did not finish.
 STUDY_FAILED_EXIT_CODE = 1
@@ -29,20 +30,18 @@ STUDY_FAILED_EXIT_CODE = 1
 def tour_command(
     model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[Path, typer.Option("--out", "-o", help="Tour folder.")] = Path("runs/tour"),
-    study: Annotated[
-        list[str] | None,
-        typer.Option("--study", help="Run only this study (repeatable; default: every study)."),
-    ] = None,
+    studies: StudiesOption = None,
+    study: OldStudyOption = None,
     seed: Annotated[int, typer.Option(help="Run seed of every study.")] = 0,
     model_option: gen.ModelOptionOption = None,
 ) -> None:
     """Run the quick version of every study (the quick audit of one model) and write the
     scorecard page linking the reports."""
     from gasp.cli._audit_run import AuditPlan, check_studies, execute, parse_models
-    from gasp.cli._preflight import check_out_folder
+    from gasp.pipeline import check_out_folder
     from gasp.studies import study_names
 
-    names = list(dict.fromkeys(study or study_names()))
+    names = study_list(studies, study) or list(study_names())
     check_studies(names)
     models = parse_models([model], [])
     check_out_folder(out)

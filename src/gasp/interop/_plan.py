@@ -9,14 +9,13 @@ from typing import Any
 
 from gasp.backends import DecodingConfig
 from gasp.errors import ConfigError
-from gasp.runner import FixedN, Item, RequestKind, as_plan
-from gasp.studies import get_study_type
+from gasp.runner import FixedN, Item, RequestKind
+from gasp.studies import DECODING_KEYS, get_study_type
 
-_DECODING = ("temperature", "top_p", "max_tokens")
 #: Decoding settings of ``gasp run`` before a study's own defaults (those of
 #: :class:`gasp.backends.DecodingConfig`).
 GENERATION_DEFAULTS: Mapping[str, Any] = {
-    name: getattr(DecodingConfig(), name) for name in _DECODING
+    name: getattr(DecodingConfig(), name) for name in DECODING_KEYS
 }
 
 
@@ -46,14 +45,16 @@ def study_samples(
     answers per item (:attr:`StudySamples.fixed` is then False).
     """
     study_type = get_study_type(name)
-    chosen: dict[str, Any] = dict(study_type.quick_options()) if quick else {}
-    chosen.update({k: v for k, v in options.items() if v is not None})
+    chosen: dict[str, Any] = {k: v for k, v in options.items() if v is not None}
     if n is not None:
         chosen["n"] = int(n)
-    decoding = {**GENERATION_DEFAULTS, **study_type.decoding_defaults()}
-    decoding.update({k: chosen.pop(k) for k in _DECODING if k in chosen})
+    decoding = study_type.decoding_settings(chosen, quick=quick)
+    for key in DECODING_KEYS:
+        chosen.pop(key, None)
+    if quick:
+        chosen = study_type.with_quick(chosen)
     chosen.pop("cap_factor", None)
-    plan = as_plan(study_type.build(name, chosen))
+    plan = study_type.plan(name, chosen)
     if any(item.kind is not RequestKind.GENERATE for item in plan.items):
         raise ConfigError(
             f"study {name!r} scores log-probabilities of candidate answers, which an "

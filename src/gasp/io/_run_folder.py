@@ -41,7 +41,9 @@ def locate_run(path: str | Path) -> RunPaths:
         paths = run_folder_paths(p)
         store = paths.store if paths.store is not None and paths.store.is_file() else None
         return RunPaths(store, paths.results, paths.report)
-    if p.is_dir() and (p / "results.json").is_file():
+    from gasp.results import INDEX_FILE
+
+    if p.is_dir() and (p / INDEX_FILE).is_file():
         if not p.name.endswith(".results"):  # a comparison's or --out folder: all inside
             return RunPaths(None, p, p / REPORT_DIR)
         store = p.with_name(p.name.removesuffix(".results"))
@@ -56,6 +58,8 @@ def _owned(paths: RunPaths) -> list[Path]:
     """The folders and files a run's analysis owns (its run folder, if it has one)."""
     parts = [paths.results, paths.report] + ([paths.store] if paths.store is not None else [])
     parents = {p.resolve().parent for p in parts}
+    if paths.results == paths.report:
+        return [paths.results.resolve()]
     if len(parents) == 1 and (paths.results.name == RESULTS_DIR):
         return [parents.pop()]  # a run folder: everything inside it is the run's
     return [p.resolve() for p in parts]
@@ -71,7 +75,10 @@ def check_comparison_paths(runs: Sequence[str | Path], out: str | Path) -> None:
     target = Path(out).resolve()
     seen: dict[Path, str] = {}
     for run in runs:
-        paths = locate_run(run)
+        try:
+            paths = locate_run(run)
+        except DataError:  # an audit folder, or nothing yet: the folder itself is the run's
+            paths = RunPaths(None, Path(run), Path(run))
         key = paths.results.resolve()
         if key in seen:
             raise ConfigError(f"{run} and {seen[key]} are the same run: compare two different runs")

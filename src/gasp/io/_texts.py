@@ -18,6 +18,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
+from gasp.text import parse_assignments
 
 #: Columns that name the model or source of a text: a table holding several values in
 #: one of them is refused unless ``--where`` picks one.
@@ -54,17 +55,6 @@ class TextTable:
             "rows": len(self.frame),
             "notes": list(self.notes),
         }
-
-
-def parse_assignments(values: Iterable[str], flag: str) -> dict[str, list[str]]:
-    """``KEY=VALUE`` strings as KEY -> values (a key may repeat); one-line errors."""
-    out: dict[str, list[str]] = {}
-    for value in values:
-        key, sep, rest = value.partition("=")
-        if not sep or not key.strip():
-            raise ConfigError(f"{flag} takes KEY=VALUE, got {value!r}")
-        out.setdefault(key.strip(), []).append(rest.strip())
-    return out
 
 
 def column_mapping(values: Iterable[str], roles: Sequence[TableRole]) -> dict[str, str]:

@@ -27,23 +27,18 @@ import pandas as pd
 
 from gasp.report._assets import REPORT_CSS, REPORT_JS
 from gasp.report._viewer import ViewerText
+from gasp.results import plain_text
+from gasp.text import slug
 
 # Keys whose values are never shown (manifests may carry backend options).
 _SECRET_KEY = re.compile(
     r"(api[_-]?key|secret|token$|password|passwd|authorization|credential)", re.I
 )
-_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def escape(value: object) -> str:
     """``value`` as text safe inside HTML element content and quoted attributes."""
     return html.escape("" if value is None else str(value), quote=True)
-
-
-def slug(text: str) -> str:
-    """A lowercase identifier made of ``text`` (for element ids and file names)."""
-    out = _SLUG.sub("-", text.lower()).strip("-")
-    return out or "item"
 
 
 def json_for_script(obj: Any) -> str:
@@ -88,18 +83,6 @@ def format_value(value: object, digits: int = 4) -> str:
     if isinstance(value, np.integer):
         return str(int(value))
     return plain_text(value)
-
-
-def plain_text(value: object) -> str:
-    """``value`` as text, with None and missing values (NaN, NA, NaT) blank."""
-    if value is None:
-        return ""
-    try:
-        if pd.isna(value):  # type: ignore[call-overload]
-            return ""
-    except (TypeError, ValueError):
-        pass
-    return str(value)
 
 
 def colour_scale(share: float) -> str:

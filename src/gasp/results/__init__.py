@@ -18,6 +18,7 @@ from gasp.results._examples import (
     EXAMPLE_GROUPS,
     build_example_index,
     group_key,
+    plain_text,
     sample_genders,
     sample_id,
     split_cap,
@@ -38,7 +39,6 @@ from gasp.results._headline import (
     mean_of,
     share_reading,
     table,
-    wilson,
 )
 
 __all__ = [
@@ -66,6 +66,7 @@ __all__ = [
     "group_key",
     "mark_incomplete",
     "mean_of",
+    "plain_text",
     "results_schema",
     "sample_genders",
     "sample_id",
@@ -73,6 +74,5 @@ __all__ = [
     "split_cap",
     "table",
     "trim_examples",
-    "wilson",
     "word_spans",
 ]

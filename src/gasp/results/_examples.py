@@ -42,8 +42,8 @@ _GENDERS = frozenset({"F", "M", "N"})
 _CHUNK = re.compile(r"\S+")
 
 
-def _plain(value: object) -> str:
-    """``value`` as text, with None and missing values blank."""
+def plain_text(value: object) -> str:
+    """``value`` as text, with None and missing values (NaN, NA, NaT) blank."""
     if value is None:
         return ""
     try:
@@ -57,11 +57,11 @@ def _plain(value: object) -> str:
 def sample_id(row: Mapping[str, Any]) -> str:
     """The id of a generation: its ``item_id`` and sample index when the row has an item id,
     else ``template/subject/condition/sample_index``."""
-    index = _plain(row.get("sample_index"))
-    item = _plain(row.get("item_id"))
+    index = plain_text(row.get("sample_index"))
+    item = plain_text(row.get("item_id"))
     if item:
         return f"{item}#{index}" if index else item
-    parts = [_plain(row.get(k)) for k in ("template", "subject", "condition")]
+    parts = [plain_text(row.get(k)) for k in ("template", "subject", "condition")]
     return "/".join([*parts, index])
 
 
@@ -186,7 +186,7 @@ def build_example_index(
     spans_of: dict[int, dict[str, list[int]]] = {}
 
     def _field(column: str, row: int) -> str:
-        return _plain(frame[column].iat[row]) if column in frame else ""
+        return plain_text(frame[column].iat[row]) if column in frame else ""
 
     out_words: dict[str, Any] = {}
     for j, word in enumerate(words_present):

@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from statsmodels.stats.proportion import proportion_confint
 
 from gasp.errors import DataError
 from gasp.results._container import AuditResults
@@ -151,11 +150,3 @@ def share_reading(
         statistic=mean_of("value"),
         binary=True,
     )
-
-
-def wilson(count: float, total: float) -> tuple[float, float]:
-    """Wilson score 95% interval of ``count`` successes in ``total`` trials (NaN for none)."""
-    if total <= 0:
-        return float("nan"), float("nan")
-    low, high = proportion_confint(count, total, alpha=0.05, method="wilson")
-    return float(low), float(high)

@@ -163,7 +163,8 @@ class StudyPlan:
     ``kind`` is the registered study type (``more-of-the-same``) and ``name`` the
     study's own name; ``spec`` is the study as plain data, recorded in the run
     manifest (a resumed run must present the same). ``system_prompt`` precedes every
-    chat item.
+    chat item. ``options`` are the study's resolved option values, recorded in the
+    manifest beside the spec (not part of a run's identity: the spec is).
     """
 
     kind: str
@@ -172,6 +173,7 @@ class StudyPlan:
     spec: Mapping[str, Any]
     stopping: StoppingRule = field(default_factory=FixedN)
     system_prompt: str | None = None
+    options: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "items", tuple(self.items))
@@ -193,6 +195,10 @@ class StudyPlan:
     def planned_requests(self) -> int:
         """The most requests the plan can make: each item's largest sample count, summed."""
         return sum(self.stopping.start(item).bounds()[1] for item in self.items)
+
+    def to_plan(self) -> StudyPlan:
+        """The plan itself (a plan is :class:`Plannable` too)."""
+        return self
 
     @property
     def kinds(self) -> tuple[RequestKind, ...]:

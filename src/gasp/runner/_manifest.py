@@ -136,7 +136,7 @@ def build_manifest(
             "approximate": scoring == "top-logprobs",
             "why": getattr(backend, "scoring_note", ""),
         }
-    return {
+    recorded: dict[str, Any] = {
         "study": plain_spec(plan),
         "study_kind": plan.kind,
         "request_kinds": [str(k) for k in plan.kinds],
@@ -147,3 +147,6 @@ def build_manifest(
         "platform": platform.platform(),
         "started_at": utc_now(),
     }
+    if plan.options:
+        recorded["options"] = json.loads(json.dumps(dict(plan.options), default=str))
+    return recorded

@@ -24,11 +24,10 @@ from gasp.stats._groups import group_mask, parse_selector, selector_name
 from gasp.stats._log_odds import log_odds_z
 from gasp.stats._marked_words import MarkedWords, marked_words, marked_words_table
 from gasp.stats._method import PairScorer, marked_words_many
-from gasp.stats._multiple_testing import bh_reject, two_sided_p
+from gasp.stats._multiple_testing import bh_p_cutoff, bh_q_values, bh_reject, two_sided_p
 from gasp.stats._multiplicity import (
     CHANCE_FIELDS,
     ChanceCount,
-    bh_p_cutoff,
     chance_count,
     chance_table,
     reselect,
@@ -42,6 +41,7 @@ from gasp.stats._paired import (
     paired_test,
     sign_flip_test,
 )
+from gasp.stats._proportion import wilson_interval
 from gasp.stats._resampling import (
     BOOTSTRAP,
     CLUSTER,
@@ -120,6 +120,7 @@ __all__ = [
     "WelchResult",
     "bernoulli_se",
     "bh_p_cutoff",
+    "bh_q_values",
     "bh_reject",
     "bootstrap_ci",
     "bootstrap_mean",
@@ -161,5 +162,6 @@ __all__ = [
     "subsample_size",
     "two_sided_p",
     "welch_t_test",
+    "wilson_interval",
     "z_cutoff",
 ]

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.text import parse_assignments
 
 
 def parse_selector(text: str) -> dict[str, str]:
@@ -15,17 +16,19 @@ def parse_selector(text: str) -> dict[str, str]:
 
     Pairs are separated by commas; spaces around names and values are ignored.
     """
+    bad = f"bad group selector {text!r}: expected column=value[,column=value]"
+    parts = [p for p in text.split(",") if p.strip()]
+    try:
+        given = parse_assignments(parts, "a group selector", error=DataError)
+    except DataError:
+        raise DataError(bad) from None
     selector: dict[str, str] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        column, sep, value = part.partition("=")
-        column, value = column.strip(), value.strip()
-        if not sep or not column or not value:
-            raise DataError(f"bad group selector {text!r}: expected column=value[,column=value]")
-        if column in selector and selector[column] != value:
+    for column, values in given.items():
+        if any(not v for v in values):
+            raise DataError(bad)
+        if len(set(values)) > 1:
             raise DataError(f"bad group selector {text!r}: column {column!r} is given twice")
-        selector[column] = value
+        selector[column] = values[0]
     if not selector:
         raise DataError(f"bad group selector {text!r}: expected column=value[,column=value]")
     return selector

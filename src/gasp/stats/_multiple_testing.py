@@ -1,6 +1,10 @@
-"""Benjamini-Hochberg false discovery rate control over word-level z-scores."""
+"""The package's one home of the Benjamini-Hochberg procedure: rejections of word-level
+z-scores (:func:`bh_reject`), adjusted p-values (:func:`bh_q_values`) and the p-value
+line of a set of tests (:func:`bh_p_cutoff`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 from scipy.stats import norm
@@ -33,3 +37,26 @@ def bh_reject(z: np.ndarray, alpha: float, tested: np.ndarray | None = None) -> 
         if members.any():
             reject[row, members] = multipletests(p[row, members], alpha=alpha, method="fdr_bh")[0]
     return reject.reshape(np.shape(z))
+
+
+def bh_q_values(p_values: Any) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (q-values) of ``p_values``, one family."""
+    return np.asarray(multipletests(np.asarray(p_values, dtype=np.float64), method="fdr_bh")[1])
+
+
+def bh_p_cutoff(p_values: Any, alpha: float) -> float:
+    """The p-value line of the Benjamini-Hochberg procedure at level ``alpha``.
+
+    ``k alpha / m`` for ``m`` p-values of which BH rejects ``k`` (those at most that
+    line), ``alpha / m`` when it rejects none; ``alpha`` when there is no p-value.
+    NaN p-values are left out of ``m``.
+    """
+    p = np.asarray(p_values, dtype=np.float64).ravel()
+    p = np.sort(p[np.isfinite(p)])
+    m = p.size
+    if m == 0:
+        return float(alpha)
+    line = alpha * np.arange(1, m + 1) / m
+    below = np.flatnonzero(p <= line)
+    k = int(below[-1]) + 1 if below.size else 0
+    return float(max(k, 1) * alpha / m)

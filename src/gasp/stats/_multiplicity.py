@@ -42,26 +42,8 @@ import pandas as pd
 from scipy.stats import norm
 
 from gasp.stats._marked_words import marked_words_table
-from gasp.stats._multiple_testing import two_sided_p
+from gasp.stats._multiple_testing import bh_p_cutoff, two_sided_p
 from gasp.stats._rule import SignificanceRule
-
-
-def bh_p_cutoff(p_values: Any, alpha: float) -> float:
-    """The p-value line of the Benjamini-Hochberg procedure at level ``alpha``.
-
-    ``k alpha / m`` for ``m`` p-values of which BH rejects ``k`` (those at most that
-    line), ``alpha / m`` when it rejects none; ``alpha`` when there is no p-value.
-    NaN p-values are left out of ``m``.
-    """
-    p = np.asarray(p_values, dtype=np.float64).ravel()
-    p = np.sort(p[np.isfinite(p)])
-    m = p.size
-    if m == 0:
-        return float(alpha)
-    line = alpha * np.arange(1, m + 1) / m
-    below = np.flatnonzero(p <= line)
-    k = int(below[-1]) + 1 if below.size else 0
-    return float(max(k, 1) * alpha / m)
 
 
 def z_cutoff(p_cutoff: float) -> float:

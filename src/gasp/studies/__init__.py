@@ -7,7 +7,12 @@ one when it is first asked for. Other packages add studies through the
 ``gasp.studies`` entry point group (:data:`ENTRY_POINT_GROUP`).
 """
 
-from gasp.studies._options import StudyOption, check_study_options
+from gasp.studies._options import (
+    ResolvedOptions,
+    StudyOption,
+    check_study_options,
+    resolve_study_options,
+)
 from gasp.studies._plugins import ENTRY_POINT_GROUP, StudyPlugin, study_plugins
 from gasp.studies._registry import (
     BUILTIN_STUDY_MODULES,
@@ -27,23 +32,29 @@ from gasp.studies._registry import (
     study_type_of_manifest,
     study_types,
 )
+from gasp.studies._sizes import DECODING_KEYS, PlanSize, count_units
 
 __all__ = [
     "BUILTIN_STUDY_MODULES",
     "COMMON_OPTIONS",
+    "DECODING_KEYS",
     "DEFAULT_STUDY_KIND",
     "ENTRY_POINT_GROUP",
     "STUDY_KIND_KEY",
+    "PlanSize",
+    "ResolvedOptions",
     "StudyOption",
     "StudyPlugin",
     "StudyType",
     "check_study_options",
+    "count_units",
     "forget_plugins",
     "get_study_type",
     "plugin_warnings",
     "read_study_file",
     "register_study",
     "reject_options",
+    "resolve_study_options",
     "study_names",
     "study_origin",
     "study_plugins",

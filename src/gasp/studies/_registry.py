@@ -10,6 +10,7 @@ study packages never import each other.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import importlib
 import tomllib
 from collections.abc import Collection, Mapping, Sequence
@@ -21,9 +22,16 @@ import yaml
 from gasp.errors import ConfigError
 from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
-from gasp.runner import Plannable
-from gasp.studies._options import StudyOption
+from gasp.runner import Plannable, RequestKind, StudyPlan, as_plan
+from gasp.studies._options import (
+    ResolvedOptions,
+    StudyOption,
+    quick_values,
+    resolve_study_options,
+    with_quick,
+)
 from gasp.studies._plugins import StudyPlugin, study_plugins
+from gasp.studies._sizes import DECODING_KEYS, PlanSize
 
 #: Built-in study types: registered name -> module exposing ``STUDY_TYPE``.
 BUILTIN_STUDY_MODULES: Mapping[str, str] = {
@@ -47,6 +55,22 @@ class StudyType(abc.ABC):
     options (``--study-option KEY=VALUE``, declared in :attr:`study_options`) among
     them; a study type raises :class:`ConfigError` for a given option it does not use
     (:func:`reject_options`).
+
+    Options are declared once, in :attr:`study_options`: each a :class:`StudyOption`
+    with its kind, range, default, ``--quick`` value and help. :meth:`resolve_options`
+    checks and types the values given and fills in the defaults (the study reads that
+    result); :meth:`quick_options` derives ``--quick`` from the declarations;
+    :meth:`plan` builds the study and records the resolved values in the plan (the run
+    manifest stores them).
+
+    Sizes for an audit: the options declared with ``size`` are the sizes the study's
+    comparisons pair over (:meth:`size_options`); :meth:`plan_size` builds the plan of
+    some options (no model is called) and counts its paired units, requests and most
+    tokens per request. An audit planner sets the sizes and asks::
+
+        study = get_study_type("narratives")
+        study.size_options()            # {"n": StudyOption(..., size="stories ...")}
+        study.plan_size({"n": 24})      # PlanSize(units=..., requests=..., ...)
     """
 
     #: Registered name (``gasp run NAME``), recorded in every run manifest.
@@ -54,8 +78,8 @@ class StudyType(abc.ABC):
     #: One line for ``gasp studies``.
     description: str
     #: The study's own options (``--study-option KEY=VALUE``): name -> its declaration
-    #: (a :class:`StudyOption`: help line, kind, range or choices; a plain string is a
-    #: help line whose values are not checked up front).
+    #: (a :class:`StudyOption`: help line, kind, range or choices, default, quick value,
+    #: size; a plain string is a help line whose values are not checked up front).
     study_options: Mapping[str, StudyOption | str] = {}
     #: The columns ``gasp analyze TABLE`` reads (``text`` first); empty: no tables.
     table_roles: Sequence[TableRole] = ()
@@ -64,19 +88,104 @@ class StudyType(abc.ABC):
     #: The options :meth:`analyze` reads besides the study's own (:attr:`study_options`);
     #: None: not declared, so not checked before a run starts.
     analysis_options: frozenset[str] | None = None
+    #: Most tokens per answer under ``--quick`` (None: the study's decoding default).
+    quick_max_tokens: int | None = None
 
     def decoding_defaults(self) -> dict[str, Any]:
         """Decoding settings this study uses unless the command line gives others
         (``temperature``, ``top_p``, ``max_tokens``); gasp's defaults fill the rest."""
         return {}
 
+    def decoding_settings(
+        self, given: Mapping[str, Any] | None = None, *, quick: bool = False
+    ) -> dict[str, Any]:
+        """``temperature``, ``top_p`` and ``max_tokens``: those ``given`` (not None),
+        else (with ``quick``) :attr:`quick_max_tokens`, else :meth:`decoding_defaults`,
+        else :class:`~gasp.backends.DecodingConfig`'s defaults."""
+        from gasp.backends import DecodingConfig
+
+        defaults = DecodingConfig()
+        values: dict[str, Any] = {k: getattr(defaults, k) for k in DECODING_KEYS}
+        values.update(self.decoding_defaults())
+        if quick and self.quick_max_tokens is not None:
+            values["max_tokens"] = self.quick_max_tokens
+        values.update({k: v for k, v in (given or {}).items() if k in values and v is not None})
+        return values
+
     @abc.abstractmethod
     def build(self, source: str | Path, options: Mapping[str, Any]) -> Plannable:
         """The study to run: ``source`` is this type's name or a study file."""
 
     def quick_options(self) -> dict[str, Any]:
-        """Option values of ``gasp run --quick`` (explicit options override them)."""
-        return {}
+        """Option values of ``gasp run --quick`` (explicit options override them): the
+        declared ``quick`` values and :attr:`quick_max_tokens`."""
+        values = quick_values(self.study_options)
+        if self.quick_max_tokens is not None:
+            values["max_tokens"] = self.quick_max_tokens
+        return values
+
+    def with_quick(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """``given`` with :meth:`quick_options` filling what it leaves unset (an option
+        given explicitly, or one that overrides the quick value, wins; ``max_tokens``
+        is a decoding setting, left out)."""
+        preset = {k: v for k, v in self.quick_options().items() if k != "max_tokens"}
+        return with_quick(self.study_options, given, preset)
+
+    def resolve_options(self, given: Mapping[str, Any], *, quick: bool = False) -> ResolvedOptions:
+        """The options to read: each declared option checked, typed and defaulted once
+        (with ``quick``, its ``--quick`` value first where none was given)."""
+        values = self.with_quick(given) if quick else given
+        return resolve_study_options(self.name, self.study_options, values)
+
+    def plan(
+        self, source: str | Path, options: Mapping[str, Any], *, quick: bool = False
+    ) -> StudyPlan:
+        """The study's plan under the resolved ``options``, which it records (the run
+        manifest stores them)."""
+        resolved = self.resolve_options(options, quick=quick)
+        plan = as_plan(self.build(source, resolved))
+        return dataclasses.replace(plan, options=resolved.plain())
+
+    def size_options(self) -> dict[str, StudyOption]:
+        """The declared options that are sizes of the study's comparisons."""
+        return {
+            name: option
+            for name, option in self.study_options.items()
+            if isinstance(option, StudyOption) and option.size
+        }
+
+    def size_units(self, plan: StudyPlan) -> int:
+        """The paired units of ``plan`` that the comparisons pair over (default: the
+        answers asked for, one per request)."""
+        return sum(item.n for item in plan.items)
+
+    def plan_size(
+        self,
+        options: Mapping[str, Any] | None = None,
+        *,
+        quick: bool = False,
+        source: str | Path | None = None,
+    ) -> PlanSize:
+        """Units, requests and most tokens per request of the plan that ``options``
+        (sizes among them; decoding settings such as ``max_tokens`` too) make, counted
+        from the built plan: no model is called."""
+        given = dict(options or {})
+        decoding = self.decoding_settings(given, quick=quick)
+        for key in DECODING_KEYS:
+            given.pop(key, None)
+        plan = self.plan(self.name if source is None else source, given, quick=quick)
+        low = high = 0
+        scoring = True
+        for item in plan.items:
+            bounds = plan.stopping.start(item).bounds()
+            low, high = low + bounds[0], high + bounds[1]
+            scoring = scoring and item.kind is RequestKind.SCORE
+        return PlanSize(
+            units=self.size_units(plan),
+            requests=low,
+            requests_max=high,
+            max_tokens=1 if scoring else int(decoding["max_tokens"]),
+        )
 
     @abc.abstractmethod
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -1,6 +1,7 @@
 """Text to tokens and sparse word counts, the package's one list of pronouns and its one list
-of explicit gender terms."""
+of explicit gender terms, the one slug rule and the one ``KEY=VALUE`` reader."""
 
+from gasp.text._assignments import parse_assignments
 from gasp.text._counting import COUNT_CHUNK_SIZE, count_words, normalize_many
 from gasp.text._gender_terms import GENDER_TERMS, gender_terms, is_gender_term
 from gasp.text._pronouns import (
@@ -14,6 +15,7 @@ from gasp.text._pronouns import (
     is_pronoun,
     remove_pronouns,
 )
+from gasp.text._slug import slug
 from gasp.text._tokenize import MAX_WORD_CHARS, DocTermCounts, normalize, tokenize
 
 __all__ = [
@@ -34,6 +36,8 @@ __all__ = [
     "is_pronoun",
     "normalize",
     "normalize_many",
+    "parse_assignments",
     "remove_pronouns",
+    "slug",
     "tokenize",
 ]

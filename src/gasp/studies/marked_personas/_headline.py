@@ -19,8 +19,8 @@ from gasp.results import (
     HeadlineMetric,
     MetricReading,
     table,
-    wilson,
 )
+from gasp.stats import wilson_interval
 from gasp.studies.marked_personas._model import STUDY_KIND
 
 _Z = 1.959963984540054
@@ -97,7 +97,7 @@ def _read_refusals(results: AuditResults) -> MetricReading:
     rows = table(results, "refusals")
     refused = float(pd.to_numeric(rows["refusals"]).sum())
     texts = float(pd.to_numeric(rows["texts"]).sum())
-    low, high = wilson(refused, texts)
+    low, high = wilson_interval(refused, texts)
     return MetricReading(
         value=refused / texts if texts else float("nan"),
         ci_low=low,

@@ -25,11 +25,6 @@ from gasp.studies.marked_personas._frame import (
     refusal_table,
     store_frame,
 )
-from gasp.studies.marked_personas._lexicons import (
-    COUNTINGS,
-    DEFAULT_COUNTING,
-    RESILIENCE_COUNTINGS,
-)
 from gasp.studies.marked_personas._model import (
     KINDS,
     STUDY_KIND,
@@ -37,7 +32,6 @@ from gasp.studies.marked_personas._model import (
     load_study,
     study_from_mapping,
 )
-from gasp.studies.marked_personas._svm import ANONYMIZERS
 from gasp.text import count_words
 
 #: Tables of each kind, in report order; saved as ``<kind>_<table>``.
@@ -68,43 +62,25 @@ _GENDER_CODES = {"M": "M", "W": "F", "F": "F", "N": "N"}
 
 def settings_from(options: Mapping[str, Any]) -> Settings:
     """Analysis settings from the study options (None: the default)."""
-    anonymizer = options.get("anonymizer") or "paper"
-    if anonymizer not in ANONYMIZERS:
-        raise ConfigError(f"anonymizer must be one of {', '.join(ANONYMIZERS)}, got {anonymizer!r}")
-    patterns = options.get("refusal_patterns")
-    pats = (
-        ("language model",)
-        if patterns is None
-        else tuple(p.strip() for p in str(patterns).split("|") if p.strip())
-    )
-    seed = options.get("svm_seed")
-    min_df = options.get("min_df")
-    threshold, fdr, scope = options.get("threshold"), options.get("fdr"), options.get("fdr_scope")
+    from gasp.studies.marked_personas._type import STUDY_TYPE
+
+    opts = STUDY_TYPE.resolve_options(options)  # checked, typed and defaulted once
+    patterns = str(opts["refusal_patterns"])
+    threshold, fdr, scope = opts.get("threshold"), opts.get("fdr"), opts.get("fdr_scope")
     fdr = study_fdr_level(fdr, scope)
     if scope not in (None, *FDR_SCOPES):
         raise ConfigError(f"fdr_scope must be one of {', '.join(FDR_SCOPES)}, got {scope!r}")
-    counting = str(options.get("lexicon_counting") or DEFAULT_COUNTING)
-    if counting not in COUNTINGS:
-        raise ConfigError(
-            f"lexicon_counting must be one of {', '.join(COUNTINGS)}, got {counting!r}"
-        )
-    resilient = str(options.get("resilience_counting") or "words")
-    if resilient not in RESILIENCE_COUNTINGS:
-        raise ConfigError(
-            f"resilience_counting must be one of {', '.join(RESILIENCE_COUNTINGS)}, "
-            f"got {resilient!r}"
-        )
     return Settings(
-        lexicon_counting=counting,
-        resilience_counting=resilient,
+        lexicon_counting=str(opts["lexicon_counting"]),
+        resilience_counting=str(opts["resilience_counting"]),
         threshold=1.96 if threshold is None else float(threshold),
         fdr=None if fdr is None else float(fdr),
         fdr_scope=str(scope or "comparison"),
-        anonymizer=str(anonymizer),
-        svm_seed=42 if seed is None else int(seed),
-        min_df=0.001 if min_df is None else float(min_df),
-        refusal_patterns=pats,
-        exclude_refusals=bool(options.get("exclude_refusals")),
+        anonymizer=str(opts["anonymizer"]),
+        svm_seed=opts.integer("svm_seed"),
+        min_df=opts.number("min_df"),
+        refusal_patterns=tuple(p.strip() for p in patterns.split("|") if p.strip()),
+        exclude_refusals=bool(opts["exclude_refusals"]),
         interval_seed=int(options.get("seed") or 0),
     )
 

@@ -9,7 +9,8 @@ from typing import Any
 from gasp.errors import ConfigError
 from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
-from gasp.studies import StudyOption, StudyType, reject_options
+from gasp.studies import StudyOption, StudyType, reject_options, resolve_study_options
+from gasp.studies.marked_personas._analysis import Settings
 from gasp.studies.marked_personas._model import (
     KINDS,
     STUDY_KIND,
@@ -18,48 +19,77 @@ from gasp.studies.marked_personas._model import (
     load_study,
 )
 
+_DEFAULTS = Settings()
+
 #: Study options (``--study-option KEY=VALUE``).
 STUDY_OPTIONS: dict[str, StudyOption | str] = {
-    "texts": StudyOption(
-        "personas, stories or both (default both: Table A9 and Table A14 prompts)",
-        choices=("personas", "stories", "both"),  # the keys of _TEXTS
+    "n": StudyOption(
+        "generations per prompt and group (also --n; default: the study file's)",
+        kind="int",
+        minimum=1,
+        quick=3,
+        size="generations per prompt and group",
     ),
-    "prompts": "comma-separated prompt ids to run (default all of the chosen texts)",
-    "race": "comma-separated race values to run, the unmarked included ('a White,a Black')",
-    "gender": "comma-separated gender values to run (M, W, N), the unmarked M included",
+    "texts": StudyOption(
+        "personas, stories or both (Table A9 and Table A14 prompts)",
+        choices=("personas", "stories", "both"),  # the keys of _TEXTS
+        default="both",
+    ),
+    "prompts": StudyOption(
+        "comma-separated prompt ids to run (default all of the chosen texts)",
+        quick="describe,story-about",
+    ),
+    "race": StudyOption(
+        "comma-separated race values to run, the unmarked included ('a White,a Black')",
+        quick="a White,a Black",
+    ),
+    "gender": StudyOption(
+        "comma-separated gender values to run (M, W, N), the unmarked M included",
+        quick="M,W",
+    ),
     "they_verb": StudyOption(
         "'is' (published data: 'that they is', default) or 'are'", choices=THEY_VERBS
     ),
     "anonymizer": StudyOption(
-        "SVM anonymizer: paper (the authors' substring deletion, default) or clean",
+        "SVM anonymizer: paper (the authors' substring deletion) or clean",
         choices=("paper", "clean"),
+        default=_DEFAULTS.anonymizer,
     ),
     "svm_seed": StudyOption(
-        "seed of the stratified 80/20 SVM split (default 42)",
+        "seed of the stratified 80/20 SVM split",
         kind="int",
         minimum=0,
         maximum=2**32 - 1,
+        default=_DEFAULTS.svm_seed,
     ),
     "min_df": StudyOption(
-        "minimum document frequency of SVM features (default 0.001)",
+        "minimum document frequency of SVM features",
         kind="float",
         minimum=0.0,
         maximum=1.0,
         exclusive_maximum=True,
+        default=_DEFAULTS.min_df,
     ),
-    "refusal_patterns": "'|'-separated, case-insensitive refusal patterns ('language model')",
+    "refusal_patterns": StudyOption(
+        "'|'-separated, case-insensitive refusal patterns",
+        default="|".join(_DEFAULTS.refusal_patterns),
+    ),
     "exclude_refusals": StudyOption(
-        "leave refusals out of every analysis (default false)", kind="bool"
+        "leave refusals out of every analysis",
+        kind="bool",
+        default=_DEFAULTS.exclude_refusals,
     ),
     "lexicon_counting": StudyOption(
-        "stereotype lexicon rates in the figures: tokens (whole words, default) or authors "
+        "stereotype lexicon rates in the figures: tokens (whole words) or authors "
         "(the authors' formula: substrings after punctuation is removed)",
         choices=("tokens", "authors"),
+        default=_DEFAULTS.lexicon_counting,
     ),
     "resilience_counting": StudyOption(
-        "'resilient'/'resilience': words (whole words, default) or substrings "
+        "'resilient'/'resilience': words (whole words) or substrings "
         "(as the authors counted: 'resiliently' too)",
         choices=("words", "substrings"),
+        default=_DEFAULTS.resilience_counting,
     ),
     "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
 }
@@ -83,23 +113,20 @@ def _split(value: Any) -> list[str] | None:
 def build_study(source: str | Path, options: Mapping[str, Any]) -> MarkedPersonasStudy:
     """The study of ``source`` reduced by the options (None: unchanged)."""
     reject_options(STUDY_KIND, options, BUILD_OPTIONS)
-    n = options.get("n")
-    if n is not None and int(n) < 1:
-        raise ConfigError(f"--n must be a positive integer, got {n}")
-    texts = str(options.get("texts") or "both")
-    if texts not in _TEXTS:
-        raise ConfigError(f"texts must be personas, stories or both, got {texts!r}")
+    opts = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
+    n = opts.get("n")
+    texts = str(opts["texts"])
     study = load_study(source)
     values = {}
     for axis in study.axes:
-        chosen = _split(options.get(axis.name))
+        chosen = _split(opts.get(axis.name))
         if chosen is not None:
             values[axis.name] = chosen
-    verb = options.get("they_verb")
+    verb = opts.get("they_verb")
     return study.restrict(
         values=values,
         kinds=_TEXTS[texts],
-        prompts=_split(options.get("prompts")),
+        prompts=_split(opts.get("prompts")),
         n=None if n is None else int(n),
         they_verb=None if verb is None else str(verb),
     )
@@ -114,6 +141,7 @@ class MarkedPersonas(StudyType):
         "one-vs-rest SVMs, JSD, stereotype lexicons, sentiment and refusals."
     )
     study_options = STUDY_OPTIONS
+    quick_max_tokens = 48
     analysis_options = frozenset(ANALYSIS_OPTIONS)
     table_help = (
         "the prompt tells each text's template and kind (persona or story); without it "
@@ -132,17 +160,6 @@ class MarkedPersonas(StudyType):
     def build(self, source: str | Path, options: Mapping[str, Any]) -> MarkedPersonasStudy:
         """The study to run (see :func:`build_study`)."""
         return build_study(source, options)
-
-    def quick_options(self) -> dict[str, Any]:
-        """``--quick``: White and Black men and women, one persona and one story prompt,
-        3 samples each, 48 tokens (sized for the embedded model on a small CPU)."""
-        return {
-            "race": "a White,a Black",
-            "gender": "M,W",
-            "prompts": "describe,story-about",
-            "n": 3,
-            "max_tokens": 48,
-        }
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Every analysis of the run's generations, saved to ``results``."""

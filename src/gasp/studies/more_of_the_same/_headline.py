@@ -22,8 +22,8 @@ from gasp.results import (
     Statistic,
     mean_of,
     table,
-    wilson,
 )
+from gasp.stats import wilson_interval
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 
 #: The template label of rows pooled over every template.
@@ -108,7 +108,7 @@ def _read_capture(results: AuditResults) -> MetricReading:
     rows = _pooled(table(results, "capture_rate"))
     captured = float(pd.to_numeric(rows["n_captured"]).sum())
     total = float(pd.to_numeric(rows["n_generations"]).sum())
-    low, high = wilson(captured, total)
+    low, high = wilson_interval(captured, total)
     unassigned = pd.to_numeric(rows["unassigned_share"]) * pd.to_numeric(rows["n_generations"])
     return MetricReading(
         value=captured / total if total else float("nan"),

@@ -52,6 +52,9 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
     """Cluster the significant words of the saved results (Figure 5); a summary line.
 
     Too few significant words to cluster is an outcome, not a failure: the line says so.
+    ``options`` may name the two groups (``group_a``, ``group_b``), fix ``k`` and give
+    the whole :class:`~gasp.probe.ProbeConfig` (``config``) instead of its clustering
+    rule (``k_rule``, ``n_init``).
     """
     from gasp.probe import ClusteringConfig, ProbeConfig
     from gasp.results import AuditResults
@@ -66,9 +69,12 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
     try:
         result = add_probe_tables(
             audit,
+            group_a=str(options.get("group_a") or "F"),
+            group_b=str(options.get("group_b") or "M"),
             embeddings=str(options.get("embeddings") or "minilm"),
+            k=options.get("k"),
             seed=int(options.get("seed") or 0),
-            config=ProbeConfig(clustering=ClusteringConfig(**clustering)),
+            config=options.get("config") or ProbeConfig(clustering=ClusteringConfig(**clustering)),
         )
     except DataError as exc:
         for name in (PROBE_CLUSTERS, PROBE_SILHOUETTE):

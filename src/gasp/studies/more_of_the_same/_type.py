@@ -10,13 +10,17 @@ from typing import Any
 from gasp.errors import ConfigError
 from gasp.io import TextTable
 from gasp.results import HeadlineMetric
-from gasp.studies import StudyType, reject_options
+from gasp.runner import StudyPlan
+from gasp.studies import (
+    StudyOption,
+    StudyType,
+    count_units,
+    reject_options,
+    resolve_study_options,
+)
 from gasp.studies.more_of_the_same._load import load_study, load_subjects_csv
 from gasp.studies.more_of_the_same._model import STUDY_KIND, Study
 from gasp.studies.more_of_the_same._texts import TABLE_ROLES
-
-#: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
-BUILD_OPTIONS = {"occupations", "occupations_file", "n", "templates", "conditions", "cap_factor"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +41,39 @@ class QuickPreset:
 
 QUICK = QuickPreset()
 
+#: The study's options (also ``--occupations``, ``--n``, ``--templates``,
+#: ``--conditions``, ``--cap-factor`` on the command line); a study file sets the rest.
+STUDY_OPTIONS: dict[str, StudyOption | str] = {
+    "occupations": StudyOption(
+        "only these occupations of the study (comma separated)",
+        quick=",".join(QUICK.occupations),
+        overridden_by=("occupations_file", "occupation_count"),
+    ),
+    "occupation_count": StudyOption(
+        "the first K occupations of the study (the --quick ones first, then the study's order)",
+        kind="int",
+        minimum=1,
+        size="occupations compared across runs",
+    ),
+    "n": StudyOption(
+        "samples per named cell and per associated gender (default: the study file's)",
+        kind="int",
+        minimum=1,
+        quick=QUICK.n,
+        size="generations per prompt, per named cell and per associated gender",
+    ),
+    "cap_factor": StudyOption(
+        "stop an unspecified cell at this many times n samples (default: the study file's)",
+        kind="int",
+        minimum=1,
+        quick=QUICK.cap_factor,
+    ),
+    "templates": "only these templates (comma separated)",
+    "conditions": "only these conditions (unspecified,woman,man,nonbinary)",
+}
+#: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
+BUILD_OPTIONS = {"occupations_file", *STUDY_OPTIONS}
+
 
 def _split(value: str | None) -> list[str] | None:
     if value is None:
@@ -47,19 +84,27 @@ def _split(value: str | None) -> list[str] | None:
     return items
 
 
+def _first(names: list[str], count: int) -> list[str]:
+    """The first ``count`` of ``names``, the quick occupations first."""
+    order = [o for o in QUICK.occupations if o in names]
+    order += [o for o in names if o not in order]
+    if count > len(order):
+        raise ConfigError(f"occupation_count {count} exceeds the study's {len(order)} occupations")
+    return order[:count]
+
+
 def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
     """The study named by ``source`` (built-in name or study file), reduced by the
     options ``occupations``, ``occupations_file``, ``n``, ``templates``,
     ``conditions`` and ``cap_factor`` (None: unchanged)."""
     reject_options(STUDY_KIND, options, BUILD_OPTIONS)
-    occupations = options.get("occupations")
-    occupations_file = options.get("occupations_file")
-    n = options.get("n")
-    cap_factor = options.get("cap_factor")
+    opts = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
+    occupations = opts.get("occupations")
+    occupations_file = opts.get("occupations_file")
+    n = opts.get("n")
+    cap_factor = opts.get("cap_factor")
     if occupations and occupations_file:
         raise ConfigError("give --occupations or --occupations-file, not both")
-    if n is not None and n < 1:
-        raise ConfigError(f"--n must be a positive integer, got {n}")
     spec = load_study(source)
     if occupations_file is not None:
         spec = spec.with_subjects(load_subjects_csv(occupations_file))
@@ -71,16 +116,17 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
                 f"occupation {unknown[0]!r} is not in study {spec.name!r}; "
                 "pass your own list with --occupations-file"
             )
+    count = opts.get("occupation_count")
+    if count is not None:
+        names = _first(names or [s.name for s in spec.subjects], int(count))
     spec = spec.restrict(
         subjects=names,
-        templates=_split(options.get("templates")),
-        conditions=_split(options.get("conditions")),
+        templates=_split(opts.get("templates")),
+        conditions=_split(opts.get("conditions")),
         n=n,
     )
     if cap_factor is None:
         return spec
-    if cap_factor < 1:
-        raise ConfigError(f"--cap-factor must be at least 1, got {cap_factor}")
     return dataclasses.replace(
         spec, stopping=dataclasses.replace(spec.stopping, cap_factor=cap_factor)
     )
@@ -114,6 +160,8 @@ class MoreOfTheSame(StudyType):
         "unspecified and named; who is represented and how (Calibrated Marked Words, SRB, probe)."
     )
 
+    study_options = STUDY_OPTIONS
+    quick_max_tokens = QUICK.max_tokens
     table_roles = TABLE_ROLES
     table_help = "one row per text; occupations of the built-in study get their BLS share"
     analysis_options = ANALYSIS_OPTIONS
@@ -122,14 +170,9 @@ class MoreOfTheSame(StudyType):
         """The study to run (see :func:`build_study`)."""
         return build_study(source, options)
 
-    def quick_options(self) -> dict[str, Any]:
-        """``--quick``: 3 occupations, n = 8, 80 tokens, unspecified cells capped at 3 x n."""
-        return {
-            "occupations": ",".join(QUICK.occupations),
-            "n": QUICK.n,
-            "max_tokens": QUICK.max_tokens,
-            "cap_factor": QUICK.cap_factor,
-        }
+    def size_units(self, plan: StudyPlan) -> int:
+        """The occupations: the comparisons pair each occupation across runs."""
+        return count_units(plan, "subject")
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Who is represented and how (:mod:`.analysis`), saved to ``results``."""

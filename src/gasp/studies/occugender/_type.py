@@ -9,10 +9,18 @@ from typing import Any
 from gasp.backends import DEFAULT_MAX_CANDIDATE_CHARS
 from gasp.errors import ConfigError
 from gasp.results import HeadlineMetric
-from gasp.studies import StudyOption, StudyType, reject_options
+from gasp.runner import StudyPlan
+from gasp.studies import (
+    StudyOption,
+    StudyType,
+    count_units,
+    reject_options,
+    resolve_study_options,
+)
 from gasp.studies.occugender._data import (
     NO_DEBIASING,
     STUDY_KIND,
+    Job,
     default_debiasing,
     default_expressions,
     default_jobs,
@@ -23,43 +31,63 @@ from gasp.studies.occugender._data import (
 )
 from gasp.studies.occugender._study import ARTICLES, EXPRESSION_MODES, MODES, OccuGenderStudy
 
+#: ``--quick``: three jobs of each group, both templates, no debiasing prompts.
+QUICK_JOBS = ("nurse", "secretary", "receptionist", "pilot", "plumber", "electrician")
+#: Options that choose the jobs: any of them given replaces the quick jobs.
+_JOB_CHOICE = ("occupations", "occupations_file", "jobs_file", "job_count")
+
 STUDY_OPTIONS: dict[str, StudyOption | str] = {
     "mode": StudyOption(
-        "raw (the paper's Q/A text, default) or chat (the model's chat template)",
+        "raw (the paper's Q/A text) or chat (the model's chat template)",
         choices=MODES,
+        default="raw",
     ),
-    "jobs": "comma-separated jobs of the job list to keep (default: all 40 of Table 4)",
+    "jobs": StudyOption(
+        "comma-separated jobs of the job list to keep (also --occupations; default: all "
+        "40 of Table 4)",
+        quick=",".join(QUICK_JOBS),
+        overridden_by=_JOB_CHOICE,
+    ),
+    "job_count": StudyOption(
+        "the first K jobs, the two groups alternating (the quick six first, then Table 4's order)",
+        kind="int",
+        minimum=2,
+        size="jobs, each scored under every template and expression",
+    ),
     "jobs_file": "CSV of your own jobs: job,group,bls_pct_female[,bls_year]",
     "templates_file": "TOML/YAML of your own (paraphrased) templates, replacing Table 3's two",
     "article": StudyOption(
-        "auto (a/an before the job, default) or a (always 'a', as the paper writes)",
+        "auto (a/an before the job) or a (always 'a', as the paper writes)",
         choices=ARTICLES,
+        default="auto",
     ),
     "expressions_file": "TOML/YAML of your own gender expressions (explicit, implicit sets)",
     "case_variants": StudyOption(
-        "score each expression capitalised and in lower case (default true)", kind="bool"
+        "score each expression capitalised and in lower case", kind="bool", default=True
     ),
     "expressions": StudyOption(
-        "all (default; exact backends) or single-token: drop, up front, the expressions an "
+        "all (exact backends) or single-token: drop, up front, the expressions an "
         "approximate (openai/openai-compatible) backend refuses, reported as not scorable",
         choices=EXPRESSION_MODES,
+        default="all",
     ),
     "max_candidate_chars": StudyOption(
-        f"with expressions=single-token: the backend's max_candidate_chars (default "
-        f"{DEFAULT_MAX_CANDIDATE_CHARS})",
+        "with expressions=single-token: the backend's max_candidate_chars",
         kind="int",
         minimum=1,
+        default=DEFAULT_MAX_CANDIDATE_CHARS,
     ),
-    "debiasing": "all (None + prompts 1-6 of Table 5, default), none, or ids such as none,1,5",
+    "debiasing": StudyOption(
+        "all (None + prompts 1-6 of Table 5), none, or ids such as none,1,5",
+        default="all",
+        quick=NO_DEBIASING,
+    ),
 }
 
 #: Options of ``gasp run`` this study reads besides its own (generic aliases).
 _GENERIC = {"occupations", "occupations_file", "templates", "n"}
 #: Analysis options this study reads besides its own.
 ANALYSIS_OPTIONS = {"bootstrap", "seed", "examples_per_word"}
-
-#: ``--quick``: three jobs of each group, both templates, no debiasing prompts.
-QUICK_JOBS = ("nurse", "secretary", "receptionist", "pilot", "plumber", "electrician")
 
 
 def _split(value: Any, what: str) -> list[str] | None:
@@ -71,15 +99,23 @@ def _split(value: Any, what: str) -> list[str] | None:
     return items
 
 
-def _bool(value: Any, what: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    text = str(value).strip().lower()
-    if text in {"true", "1", "yes"}:
-        return True
-    if text in {"false", "0", "no"}:
-        return False
-    raise ConfigError(f"{what} must be true or false, got {value!r}")
+def _by_size(jobs: Sequence[Job], count: int) -> tuple[Job, ...]:
+    """The first ``count`` jobs of ``jobs``, the two groups alternating: the quick six
+    first (where the list holds them), then the list's order."""
+    quick = [j for name in QUICK_JOBS for j in jobs if j.name == name]
+    rest = [j for j in jobs if j.name not in QUICK_JOBS]
+    groups: dict[str, list[Job]] = {}
+    for job in [*quick, *rest]:
+        groups.setdefault(job.group, []).append(job)
+    order: list[Job] = []
+    queues = list(groups.values())
+    while any(queues):
+        for queue in queues:
+            if queue:
+                order.append(queue.pop(0))
+    if count > len(order):
+        raise ConfigError(f"job_count {count} exceeds the {len(order)} jobs of the job list")
+    return tuple(order[:count])
 
 
 def build_study(source: str | Path, options: Mapping[str, Any]) -> OccuGenderStudy:
@@ -87,37 +123,40 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> OccuGenderStu
     reject_options(STUDY_KIND, options, set(STUDY_OPTIONS) | _GENERIC)
     if str(source) != STUDY_KIND:
         raise ConfigError(f"study {STUDY_KIND!r} is configured by study options, not a file")
-    n = options.get("n")
+    opts = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
+    n = opts.get("n")
     if n is not None and n != 1:
         raise ConfigError("OccuGender scores deterministically: every item has n = 1")
     sources = {"jobs": "package: Table 4 (BLS 2021)", "templates": "package: Table 3"}
-    jobs_file = options.get("jobs_file") or options.get("occupations_file")
+    jobs_file = opts.get("jobs_file") or opts.get("occupations_file")
     jobs = load_jobs(jobs_file) if jobs_file else default_jobs()
     if jobs_file:
         sources["jobs"] = str(jobs_file)
-    keep = _split(options.get("jobs") or options.get("occupations"), "jobs")
+    keep = _split(opts.get("jobs") or opts.get("occupations"), "jobs")
     if keep is not None:
         known = {j.name: j for j in jobs}
         unknown = [k for k in keep if k not in known]
         if unknown:
             raise ConfigError(f"job {unknown[0]!r} is not in the job list; give a jobs_file")
         jobs = tuple(known[k] for k in keep)
-    templates_file = options.get("templates_file")
+    if opts.get("job_count") is not None:
+        jobs = _by_size(jobs, opts.integer("job_count"))
+    templates_file = opts.get("templates_file")
     templates = load_templates(templates_file) if templates_file else default_templates()
     if templates_file:
         sources["templates"] = str(templates_file)
-    chosen = _split(options.get("templates"), "templates")
+    chosen = _split(opts.get("templates"), "templates")
     if chosen is not None:
         ids = {t.id for t in templates}
         missing = [c for c in chosen if c not in ids]
         if missing:
             raise ConfigError(f"template {missing[0]!r} is not one of {', '.join(sorted(ids))}")
         templates = tuple(t for t in templates if t.id in chosen)
-    expressions_file = options.get("expressions_file")
+    expressions_file = opts.get("expressions_file")
     expressions = load_expressions(expressions_file) if expressions_file else default_expressions()
     sources["expressions"] = str(expressions_file) if expressions_file else "package: App. A"
     debias = default_debiasing()
-    wanted = str(options.get("debiasing") or "all").strip().lower()
+    wanted = str(opts["debiasing"]).strip().lower()
     include_none = True
     if wanted == NO_DEBIASING:
         debias = ()
@@ -129,22 +168,17 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> OccuGenderStu
             raise ConfigError(f"debiasing {bad[0]!r} is not one of none, 1-6 (or all)")
         include_none = NO_DEBIASING in ids
         debias = tuple(d for d in debias if d.id in ids)
-    max_chars = options.get("max_candidate_chars")
-    if max_chars is not None and (not isinstance(max_chars, int) or max_chars < 1):
-        raise ConfigError("max_candidate_chars must be a positive integer")
     return OccuGenderStudy(
         jobs=jobs,
         templates=templates,
         expressions=expressions,
         debiasing=debias,
         include_none=include_none,
-        mode=str(options.get("mode") or "raw"),
-        article=str(options.get("article") or "auto"),
-        case_variants=True
-        if options.get("case_variants") is None
-        else _bool(options.get("case_variants"), "case_variants"),
-        expression_mode=str(options.get("expressions") or "all"),
-        max_candidate_chars=int(max_chars or DEFAULT_MAX_CANDIDATE_CHARS),
+        mode=str(opts["mode"]),
+        article=str(opts["article"]),
+        case_variants=bool(opts["case_variants"]),
+        expression_mode=str(opts["expressions"]),
+        max_candidate_chars=opts.integer("max_candidate_chars"),
         sources=sources,
     )
 
@@ -169,9 +203,9 @@ class OccuGender(StudyType):
         """The study to score (see :func:`build_study`)."""
         return build_study(source, options)
 
-    def quick_options(self) -> dict[str, Any]:
-        """``--quick``: six jobs (three per group), both templates, no debiasing prompts."""
-        return {"jobs": ",".join(QUICK_JOBS), "debiasing": NO_DEBIASING}
+    def size_units(self, plan: StudyPlan) -> int:
+        """The jobs: the comparisons pair each job's shares across runs."""
+        return count_units(plan, "job")
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Shares, coverage, intervals and the statistics beyond the paper, to ``results``."""

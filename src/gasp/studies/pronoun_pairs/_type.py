@@ -9,8 +9,10 @@ from typing import Any
 
 from gasp.errors import ConfigError
 from gasp.io import TextTable
+from gasp.names import DEFAULT_GENDER_THRESHOLD, DEFAULT_NAME_MIN_COUNT
 from gasp.results import HeadlineMetric
-from gasp.studies import StudyOption, StudyType, reject_options
+from gasp.runner import StudyPlan
+from gasp.studies import StudyOption, StudyType, count_units, reject_options
 from gasp.studies.pronoun_pairs._professions import (
     default_professions,
     draw_pairs,
@@ -31,6 +33,11 @@ from gasp.studies.pronoun_pairs._texts import NARRATIVE_ROLES, PAIRS_ROLES
 DEFAULT_PAIRS = 1000
 #: Stories per (profession, opening) by default (k = 20, Section 4.2.2).
 DEFAULT_STORIES = 20
+#: Most frequent names listed per profession by default.
+DEFAULT_TOP_NAMES = 5
+
+_OCCUPATIONS_HELP = "only these professions (comma separated; also --occupations)"
+_TEMPLATES_HELP = "only these templates (comma separated; also --templates)"
 
 
 def _split(value: Any) -> list[str] | None:
@@ -49,15 +56,6 @@ def _source(options: Mapping[str, Any]) -> tuple[Any, str]:
     return default_professions(), "default"
 
 
-def _positive(options: Mapping[str, Any], key: str, default: int) -> int:
-    value = options.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigError(f"{key} must be a positive integer, got {value!r}")
-    return value
-
-
 class PronounPairs(StudyType):
     """Marin and Eger's paired prompts (Table 1): he / she / they, same profession pairs."""
 
@@ -69,13 +67,23 @@ class PronounPairs(StudyType):
     study_options = MappingProxyType(
         {
             "pairs": StudyOption(
-                f"profession pairs to draw (default {DEFAULT_PAIRS})", kind="int", minimum=1
+                "profession pairs to draw",
+                kind="int",
+                minimum=1,
+                default=DEFAULT_PAIRS,
+                quick=2,
+                size="profession pairs, each asked with every template: the triples "
+                "McNemar's test pairs",
             ),
-            "pair_seed": StudyOption(
-                "seed of the draw of pairs (default 0)", kind="int", minimum=0
+            "pair_seed": StudyOption("seed of the draw of pairs", kind="int", minimum=0, default=0),
+            "n": StudyOption(
+                "answers per prompt (also --n)", kind="int", minimum=1, default=1, quick=1
             ),
+            "templates": StudyOption(_TEMPLATES_HELP, quick="late,cake"),
+            "occupations": StudyOption(_OCCUPATIONS_HELP),
         }
     )
+    quick_max_tokens = 24
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates", "pairs", "pair_seed"})
     ANALYSIS = frozenset({"bootstrap", "seed", "examples_per_word", "pairs", "pair_seed"})
     table_roles = PAIRS_ROLES
@@ -91,23 +99,23 @@ class PronounPairs(StudyType):
         if str(source) != self.name:
             raise ConfigError(f"study {self.name!r} has no study files; run it by name")
         reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
-        professions, label = _source(options)
-        professions = select_professions(professions, _split(options.get("occupations")))
-        seed = options.get("pair_seed") or 0
-        count = _positive(options, "pairs", DEFAULT_PAIRS)
-        pairs = draw_pairs([p.name for p in professions], count, int(seed))
-        templates = _split(options.get("templates")) or list(PAIR_TEMPLATES)
+        opts = self.resolve_options(options)
+        professions, label = _source(opts)
+        professions = select_professions(professions, _split(opts.get("occupations")))
+        seed = opts.integer("pair_seed")
+        pairs = draw_pairs([p.name for p in professions], opts.integer("pairs"), seed)
+        templates = _split(opts.get("templates")) or list(PAIR_TEMPLATES)
         return PairsStudy(
             pairs=tuple(pairs),
             templates=tuple(templates),
-            n=_positive(options, "n", 1),
-            pair_seed=int(seed),
+            n=opts.integer("n"),
+            pair_seed=seed,
             source=label,
         )
 
-    def quick_options(self) -> dict[str, Any]:
-        """``--quick``: 2 pairs, 2 templates, 1 answer each, at most 24 tokens."""
-        return {"pairs": 2, "templates": "late,cake", "n": 1, "max_tokens": 24}
+    def size_units(self, plan: StudyPlan) -> int:
+        """The (template, pair) triples: McNemar's test pairs each across two runs."""
+        return count_units(plan, "template", "pair_id")
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Parse the answers and compute Table 3, the professions and the examples."""
@@ -156,24 +164,44 @@ class Narratives(StudyType):
     )
     study_options = MappingProxyType(
         {
+            "n": StudyOption(
+                "stories per profession and opening (also --n)",
+                kind="int",
+                minimum=1,
+                default=DEFAULT_STORIES,
+                quick=2,
+                size="stories per profession and opening",
+            ),
+            "occupations": StudyOption(
+                _OCCUPATIONS_HELP + "; default Table 4's",
+                quick="graduate student,roofer",
+                overridden_by=("occupations_file",),
+            ),
+            "templates": StudyOption(_TEMPLATES_HELP, quick="once,story"),
             "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
             "gender_threshold": StudyOption(
-                "P(female | name) for F (and 1 - it for M); default 0.9",
+                "P(female | name) for F (and 1 - it for M)",
                 kind="float",
                 minimum=0.5,
                 maximum=1.0,
                 exclusive_minimum=True,
+                default=DEFAULT_GENDER_THRESHOLD,
             ),
             "name_min_count": StudyOption(
-                "births (table count) a protagonist's name needs; default 100",
+                "births (table count) a protagonist's name needs",
                 kind="int",
                 minimum=1,
+                default=DEFAULT_NAME_MIN_COUNT,
             ),
             "top_names": StudyOption(
-                "most frequent names listed per profession (default 5)", kind="int", minimum=1
+                "most frequent names listed per profession",
+                kind="int",
+                minimum=1,
+                default=DEFAULT_TOP_NAMES,
             ),
         }
     )
+    quick_max_tokens = 40
     BUILD = frozenset({"occupations", "occupations_file", "n", "templates"})
     ANALYSIS = frozenset(
         {
@@ -199,37 +227,29 @@ class Narratives(StudyType):
         if str(source) != self.name:
             raise ConfigError(f"study {self.name!r} has no study files; run it by name")
         reject_options(self.name, options, set(self.BUILD | self.ANALYSIS))
-        names = _split(options.get("occupations"))
-        if options.get("occupations_file") is not None:
-            professions, label = _source(options)
+        opts = self.resolve_options(options)
+        names = _split(opts.get("occupations"))
+        if opts.get("occupations_file") is not None:
+            professions, label = _source(opts)
         elif names is not None:
             professions, label = default_professions(), "default"
         else:
             professions, label = narrative_professions(), "default (Table 4)"
         professions = select_professions(professions, names)
-        templates = _split(options.get("templates")) or list(NARRATIVE_TEMPLATES)
+        templates = _split(opts.get("templates")) or list(NARRATIVE_TEMPLATES)
         return NarrativeStudy(
             professions=professions,
             templates=tuple(templates),
-            n=_positive(options, "n", DEFAULT_STORIES),
+            n=opts.integer("n"),
             source=label,
         )
-
-    def quick_options(self) -> dict[str, Any]:
-        """``--quick``: 2 professions, 2 openings, 2 stories each, at most 40 tokens."""
-        return {
-            "occupations": "graduate student,roofer",
-            "templates": "once,story",
-            "n": 2,
-            "max_tokens": 40,
-        }
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Names, genders, Table 4 and the most frequent names."""
         from gasp.studies.pronoun_pairs._steps import analyze_narratives
 
         self.check_analysis_options(options)
-        return analyze_narratives(store, results, options)
+        return analyze_narratives(store, results, self.resolve_options(options))
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
@@ -244,7 +264,7 @@ class Narratives(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_narrative_texts
 
         reject_options(self.name, options, set(self.ANALYSIS))
-        return analyze_narrative_texts(texts, results, options)
+        return analyze_narrative_texts(texts, results, self.resolve_options(options))
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""

@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.results import AuditResults
+from gasp.results import INDEX_FILE, AuditResults
 from gasp.stats import percent_change, welch_t_test
 from gasp.studies.more_of_the_same._tables import MODEL_COMPARISON, PERCENT_CHANGE, SRB_SCORES
 
@@ -60,7 +60,7 @@ def _load(item: AuditResults | str | Path) -> AuditResults:
     if isinstance(item, AuditResults):
         return item
     path = Path(item)
-    if (path / "results.json").is_file():
+    if (path / INDEX_FILE).is_file():
         return AuditResults.load(path)
     if path.is_file():
         from gasp.studies.more_of_the_same.analysis._audit import analyze_run

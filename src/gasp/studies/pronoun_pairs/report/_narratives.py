@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from gasp.names import DEFAULT_GENDER_THRESHOLD
 from gasp.report import ReportWriter, Section, new_figure, outside_legend
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
@@ -25,7 +26,7 @@ OVERALL = "Overall"
 
 def _intro(results: AuditResults) -> str:
     s = results.settings
-    t = float(s.get("gender_threshold", 0.9))
+    t = float(s.get("gender_threshold", DEFAULT_GENDER_THRESHOLD))
     min_count = s.get("name_min_count")
     needs = f" at least {float(min_count):g} times" if min_count is not None else ""
     return (

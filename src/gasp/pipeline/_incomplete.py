@@ -8,9 +8,8 @@ saves, which the report shows, and both commands print it on stderr.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
-
-import typer
 
 
 def generation_note(store: Path | None) -> str | None:
@@ -34,11 +33,11 @@ def note_analysis(note: str | None, results: Path) -> None:
     and print it (nothing when ``note`` is None)."""
     if note is None:
         return
-    if (results / "results.json").is_file():
-        from gasp.results import mark_incomplete
+    from gasp.results import INDEX_FILE, mark_incomplete
 
+    if (results / INDEX_FILE).is_file():
         mark_incomplete(results, note)
-    typer.echo(f"gasp: note: {note}", err=True)
+    print(f"gasp: note: {note}", file=sys.stderr)
 
 
 def note_report(store: Path | None) -> None:
@@ -47,10 +46,10 @@ def note_report(store: Path | None) -> None:
 
     holder = lock_holder(store) if store is not None else None
     if holder is not None and holder.pid != os.getpid():
-        typer.echo(
+        print(
             f"gasp: note: {holder.describe()} is still generating this run; the report shows "
             "the results of its last analysis",
-            err=True,
+            file=sys.stderr,
         )
 
 

@@ -1,8 +1,9 @@
-"""Checks a command makes before it prints or writes anything.
+"""Checks a run makes before it prints or writes anything.
 
-A command checks every input it can (options, model, key, server, the run a store
-holds, the folders it will write) first, so a mistake is one line and leaves the run
-folder as it was; only then does it print its banner and start.
+A run (``gasp.run``, ``gasp run``, ``gasp analyze``, ...) checks every input it can
+(options, model, key, server, the run a store holds, the folders it will write)
+first, so a mistake is one line and leaves the run folder as it was; only then does
+it print its banner and start.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 from gasp.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
-    from gasp.cli._steps import Step, StudyRun
+    from gasp.pipeline._steps import Step, StudyRun
 
 
 def _nearest_existing(path: Path) -> Path:
@@ -65,7 +66,7 @@ def check_run(run: StudyRun, steps: Collection[Step], out: Path) -> None:
     """Every check of ``gasp run`` before its banner: the generation (options, model,
     key, server, the run the store holds), the analysis options the study reads and the
     folders each step writes; then the run folder is created."""
-    from gasp.cli._steps import Step
+    from gasp.pipeline._steps import Step
     from gasp.runner import check_generation
     from gasp.store import is_writable
 
@@ -131,4 +132,10 @@ def report_from_results(render: Callable[[], Path], results: Path) -> Path:
         ) from None
 
 
-__all__ = ["check_run", "check_writable_folder", "make_folder", "report_from_results"]
+__all__ = [
+    "check_out_folder",
+    "check_run",
+    "check_writable_folder",
+    "make_folder",
+    "report_from_results",
+]

@@ -1,8 +1,8 @@
 """The steps of one study in one run folder (generate, analyze, probe, report).
 
-``gasp run`` runs them for one study; ``gasp tour`` for every study. Each step
-prints its title and wall time; generation resumes the run store, the other steps
-recompute from it.
+:func:`gasp.run` and ``gasp run`` run them for one study, the audit for every study.
+Each step prints its title and wall time on the console it is given; generation
+resumes the run store, the other steps recompute from it.
 """
 
 from __future__ import annotations
@@ -14,15 +14,15 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from rich.console import Console
-
-from gasp.cli._incomplete import generation_note, note_analysis
-from gasp.cli._preflight import report_from_results
 from gasp.errors import DataError, GaspError
+from gasp.pipeline._checks import report_from_results
+from gasp.pipeline._incomplete import generation_note, note_analysis
 
 if TYPE_CHECKING:
-    from gasp.cli import _generation_options as gen
+    from rich.console import Console
+
     from gasp.io import RunPaths
+    from gasp.pipeline._generation import GenerationOptions
     from gasp.runner import RunOptions
     from gasp.studies import StudyType
 
@@ -33,7 +33,7 @@ _WRITTEN_LINE = "results written to "
 
 
 class Step(StrEnum):
-    """The steps of ``gasp run``."""
+    """The steps of a run."""
 
     generate = "generate"
     analyze = "analyze"
@@ -48,7 +48,7 @@ class StudyRun:
     study_type: StudyType
     model: str
     paths: RunPaths
-    generation: gen.GenerationOptions
+    generation: GenerationOptions
     analysis: Mapping[str, Any]
     probe: Mapping[str, Any]
     report: Mapping[str, Any]
@@ -69,6 +69,8 @@ class StepsOutcome:
 
 def _loud(console: Console) -> Console:
     """``console``, or one on standard error that prints when ``console`` is quiet."""
+    from rich.console import Console
+
     return Console(stderr=True) if console.quiet else console
 
 

@@ -1,0 +1,212 @@
+"""One study end to end in one run folder: every check first, then the steps.
+
+:func:`prepare_run` turns the settings of a run (``gasp run``'s options, or the
+keywords of :func:`gasp.run`) into a :class:`PreparedRun`, checking everything it can
+before anything is printed or written; :func:`execute_run` locks the run folder
+(one run per folder) and runs the steps. The folder holds the run store
+``run.sqlite``, the analysis ``results/`` and the ``report/``; generation resumes
+the store, the other steps recompute from it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from gasp.errors import ConfigError
+from gasp.pipeline._analysis import analysis_options
+from gasp.pipeline._checks import check_out_folder, check_run
+from gasp.pipeline._generation import GenerationOptions, OwnOptions, select_study
+from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+#: The options that shape a study's items (each study type reads its own).
+SHAPE_OPTIONS = ("occupations", "occupations_file", "n", "templates", "conditions", "cap_factor")
+#: The runner's options (besides the decoding settings and the seed).
+RUNNER_OPTIONS = (
+    "max_concurrency",
+    "base_urls",
+    "api_key_env",
+    "max_requests",
+    "max_cost",
+    "model_options",
+    "batch",
+    "wait",
+)
+#: Example generations kept per significant word unless the run says otherwise.
+EXAMPLES_PER_WORD = 50
+
+
+@dataclasses.dataclass(frozen=True)
+class ProbeSettings:
+    """The probe step's settings: the embeddings of its clustering and how k is chosen."""
+
+    embeddings: str = "minilm"
+    #: max (largest silhouette), paper (the paper's largest fall) or stability.
+    k_rule: str | None = None
+    #: k-means++ runs per k (default 5).
+    n_init: int | None = None
+
+    def options(self, seed: int) -> dict[str, Any]:
+        """The probe's options, each checked (one error line before any step)."""
+        from gasp.embeddings import check_embeddings
+
+        check_embeddings(self.embeddings)
+        clustering: dict[str, Any] = {
+            k: v for k, v in (("k_rule", self.k_rule), ("n_init", self.n_init)) if v
+        }
+        if clustering:
+            from gasp.probe import ClusteringConfig
+
+            ClusteringConfig(**clustering)
+        return {"embeddings": self.embeddings, "seed": seed, **clustering}
+
+
+@dataclasses.dataclass(frozen=True)
+class PreparedRun:
+    """A run whose every setting was checked: what to run, where, and which steps."""
+
+    run: StudyRun
+    steps: tuple[Step, ...]
+    out: Path
+    study: str
+    model: str
+
+
+def default_run_folder(study: str, model: str, *, quick: bool = False) -> Path:
+    """``runs/<study>-<model>`` (``runs/quick-...`` for a quick run)."""
+    from gasp.text import slug
+
+    name = slug(Path(study).stem, fallback="run") + "-" + slug(model, fallback="run")
+    return Path("runs") / f"{'quick-' if quick else ''}{name}"
+
+
+def _pick(options: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
+    return {name: options.pop(name) for name in names if name in options}
+
+
+def prepare_run(
+    study: str,
+    model: str,
+    out: str | Path | None = None,
+    *,
+    quick: bool = False,
+    skip: Iterable[Step | str] = (),
+    seed: int = 0,
+    study_options: OwnOptions = None,
+    probe: ProbeSettings = ProbeSettings(),
+    temperature: float | None = None,
+    top_p: float | None = None,
+    max_tokens: int | None = None,
+    examples_per_word: int = EXAMPLES_PER_WORD,
+    quiet: bool = False,
+    **options: Any,
+) -> PreparedRun:
+    """Check every setting of a run and the folders it writes, before anything is
+    printed; create the run folder when the run generates. ``options`` are the shape
+    options (:data:`SHAPE_OPTIONS`), the runner's (:data:`RUNNER_OPTIONS`) and the
+    analysis options of :func:`~gasp.pipeline.analysis_options`; any other name is
+    refused."""
+    if examples_per_word < 1:
+        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+    rest = dict(options)
+    flags = {name: rest.pop(name, None) for name in SHAPE_OPTIONS}
+    runner = _pick(rest, RUNNER_OPTIONS)
+    if "base_urls" in runner:
+        runner["base_urls"] = tuple(runner["base_urls"] or ())
+    from gasp.pipeline._analysis import ANALYSIS_OPTIONS
+
+    unknown = sorted(set(rest) - set(ANALYSIS_OPTIONS))
+    if unknown:
+        raise ConfigError(f"unknown run option {unknown[0]!r}")
+    selection, own, quick_max_tokens = select_study(study, flags, study_options, quick=quick)
+    generation = GenerationOptions.for_study(
+        selection,
+        max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        **runner,
+    )
+    if generation.batch:
+        from gasp.runner import check_batch_model
+
+        check_batch_model(model)  # before any step starts
+    analysis = own | analysis_options(**rest, seed=seed, examples_per_word=examples_per_word)
+    folder = Path(out) if out is not None else default_run_folder(study, model, quick=quick)
+    check_out_folder(folder)
+    from gasp.io import run_folder_paths
+
+    run = StudyRun(
+        selection.study_type,
+        model,
+        run_folder_paths(folder),
+        generation,
+        analysis,
+        own | probe.options(seed),
+        own | {"examples_per_word": examples_per_word},
+        quiet=quiet,
+    )
+    skipped = {Step(s) for s in skip}
+    steps = tuple(s for s in Step if s not in skipped)
+    check_run(run, steps, folder)  # every check first: a mistake is one line, nothing else
+    return PreparedRun(run, steps, folder, study, model)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
+def execute_run(prepared: PreparedRun, console: Console) -> StepsOutcome:
+    """Run the steps of ``prepared``, the run folder locked for the whole run (a folder
+    made only for the lock goes again when the run stores nothing)."""
+    from gasp.store import store_lock
+
+    run, out = prepared.run, prepared.out
+    with contextlib.ExitStack() as held:
+        if Step.generate in prepared.steps and run.paths.store is not None:
+            if not out.exists():
+                held.callback(_remove_if_empty, out)
+            held.enter_context(
+                store_lock(
+                    run.paths.store,
+                    wait=run.generation.wait,
+                    on_wait=lambda h: console.print(f"waiting for {h.describe()} to finish"),
+                )
+            )
+        names = ", ".join(prepared.steps) or "none"
+        console.print(f"gasp run: {prepared.study} on {prepared.model} -> {out} (steps: {names})")
+        return run_steps(run, prepared.steps, console)
+
+
+def run_settings(prepared: PreparedRun) -> Mapping[str, Any]:
+    """The settings of a prepared run, as plain values (for a notebook's display)."""
+    generation = prepared.run.generation
+    return {
+        "study": prepared.run.study_type.name,
+        "model": prepared.model,
+        "out": str(prepared.out),
+        "steps": [str(s) for s in prepared.steps],
+        "seed": generation.seed,
+        "max_tokens": generation.max_tokens,
+        "temperature": generation.temperature,
+    }
+
+
+__all__ = [
+    "EXAMPLES_PER_WORD",
+    "RUNNER_OPTIONS",
+    "SHAPE_OPTIONS",
+    "PreparedRun",
+    "ProbeSettings",
+    "default_run_folder",
+    "execute_run",
+    "prepare_run",
+    "run_settings",
+]
