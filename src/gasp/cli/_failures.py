@@ -35,7 +35,7 @@ def usage_error_line(exc: Exception, args: Sequence[str]) -> str:
     format_message = getattr(exc, "format_message", None)
     message = " ".join((format_message() if callable(format_message) else str(exc)).split())
     message = message.replace("Value error, ", "")
-    names = []
+    names: list[str] = []
     ctx = getattr(exc, "ctx", None)
     while ctx is not None and ctx.parent is not None:  # the root's name is the program's
         names.insert(0, str(ctx.info_name))
