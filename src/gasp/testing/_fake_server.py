@@ -109,9 +109,8 @@ class FakeOpenAIServer:
             log-probabilities of the prompt's tokens from a scripted table
             (:mod:`gasp.testing._fake_prompt`); ``False`` ignores it.
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
-        hang_after: answer this many completion requests, then hang on every later
-            one (never answer, until :meth:`stop`), like a server that stalls mid-run;
-            ``None`` never hangs. :attr:`answered_at` holds when each answer was sent.
+        hang_after: answer this many completion requests, then hang on every later one
+            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time.
     """
 
     def __init__(
@@ -154,7 +153,6 @@ class FakeOpenAIServer:
         self.serve_logprobs = serve_logprobs
         self.prompt_logprobs = prompt_logprobs
         self.hang_after = hang_after
-        #: ``time.monotonic()`` when each completion answer was sent, in order.
         self.answered_at: list[float] = []
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
