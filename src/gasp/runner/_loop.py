@@ -3,11 +3,9 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is recorded, buffered and committed in short transactions by this one writer. A
-timer commits what is buffered about ``commit_interval_s`` (never more than
-:data:`MAX_COMMIT_DELAY_S`, plus a quarter of that) after it arrived, whether or not
-another answer follows, so a kill loses no answer older than that and a resumed run
-never asks for one again.
+is recorded, buffered and committed in short transactions by this one writer; a timer
+commits the buffer within :data:`MAX_COMMIT_DELAY_S` whether or not
+another answer follows, so a kill loses no older answer and a resume asks for none.
 """
 
 from __future__ import annotations
@@ -39,11 +37,9 @@ from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc
 
 Response = GenerationResponse | ScoreResponse
 
-#: The longest an answer waits in the buffer before it is committed, whatever
-#: ``commit_interval_s`` says (and however long the next answer takes).
+#: The longest an answer waits in the buffer, whatever ``commit_interval_s`` says.
 MAX_COMMIT_DELAY_S = 0.5
-#: The shortest period of the commit timer (``commit_interval_s`` may be 0).
-_MIN_TICK_S = 0.01
+_MIN_TICK_S = 0.01  # the commit timer's shortest wait
 
 
 def failure_kind(response: Response) -> str:
@@ -109,6 +105,7 @@ class ItemLoop:
         self.scores: list[ScoreRecord] = []
         self.dirty: set[tuple[str, ...]] = set()
         self.last_flush = time.monotonic()
+        self.timer: asyncio.TimerHandle | None = None
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
@@ -160,14 +157,13 @@ class ItemLoop:
         session = self.begin()
         failed = True
         try:
-            timer = asyncio.create_task(self._flush_on_timer())
             try:
                 async for request, response in self.model.stream(self):
                     self.record(request, response)
                     self._maybe_flush()
             finally:
-                timer.cancel()
-                await asyncio.gather(timer, return_exceptions=True)
+                if self.timer is not None:
+                    self.timer.cancel()
                 self.flush()
             failed = False
         finally:
@@ -378,22 +374,18 @@ class ItemLoop:
 
     # -- writing
 
-    async def _flush_on_timer(self) -> None:
-        """Commit the buffered rows every tick, so an answer is committed soon after it
-        arrives even when no other answer follows (a hung server, a slow batch)."""
-        tick = max(_MIN_TICK_S, min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S) / 4)
-        while True:
-            await asyncio.sleep(tick)
-            self._maybe_flush()
-
     def _maybe_flush(self) -> None:
-        buffered = len(self.samples) + len(self.scores)
-        if (buffered or self.dirty) and (
-            buffered >= self.opts.commit_rows
-            or time.monotonic() - self.last_flush
-            >= min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
-        ):
+        buffered, wait = len(self.samples) + len(self.scores), time.monotonic() - self.last_flush
+        delay = min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
+        if (buffered or self.dirty) and (buffered >= self.opts.commit_rows or wait >= delay):
             self.flush()
+        elif buffered and self.timer is None:  # commit these even if no answer follows
+            loop = asyncio.get_running_loop()
+            self.timer = loop.call_later(max(_MIN_TICK_S, delay - wait), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self.timer = None
+        self._maybe_flush()
 
     def flush(self) -> None:
         """Commit the buffered rows and the changed item states."""
