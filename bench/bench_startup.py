@@ -23,11 +23,14 @@ import time
 TARGETS = {"import gasp": 0.3, "gasp version": 1.0}
 
 
-def _median_seconds(argv: list[str], repeat: int) -> float:
+def _median_seconds(argv: list[str], repeat: int) -> float | None:
+    """The median wall time of ``argv`` in ``repeat`` fresh processes; None when it
+    fails (an older tree without the public API)."""
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(argv, check=True, capture_output=True)
+        if subprocess.run(argv, capture_output=True).returncode != 0:
+            return None
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
@@ -48,6 +51,9 @@ def main() -> None:
     print(f"median of {args.repeat} fresh interpreters ({python})")
     for name, argv in cases.items():
         seconds = _median_seconds(argv, args.repeat)
+        if seconds is None:
+            print(f"{name:<28}    n/a (failed in this tree)", flush=True)
+            continue
         target = TARGETS.get(name)
         verdict = (
             ""
