@@ -19,7 +19,7 @@ jsonschema = pytest.importorskip("jsonschema")
 #: A text every study reads as a refusal or as naming no one.
 REFUSAL = "As an AI language model, I cannot help with that."
 GENERATING = "more-of-the-same,marked-personas,pronoun-pairs,narratives"
-#: Twelve OccuGender jobs, six of each group (an exact permutation test has 4096 swaps).
+#: Twelve OccuGender jobs, six of each group.
 JOBS = (
     "nurse,secretary,receptionist,maid,paralegal,hairstylist,"
     "pilot,plumber,electrician,carpenter,machinist,firefighter"
@@ -169,8 +169,10 @@ def test_identical_models_differ_nowhere_and_an_unservable_study_is_listed(
     capsys.readouterr()
     assert code == 0
     card = _card(out)
-    assert {c["direction"] for c in card["comparisons"]} == {"no difference"}
+    directions = {c["direction"] for c in card["comparisons"]}
+    assert "no difference" in directions <= {"no difference", "not tested"}
     assert all(c["p_value"] in (None, 1.0) for c in card["comparisons"])
+    assert all(c["p_value"] is None for c in card["comparisons"] if c["direction"] == "not tested")
     unserved = [r for r in card["runs"] if r["status"] == "not served"]
     assert {(r["model"], r["study"]) for r in unserved} == {
         ("a", "occugender"),
@@ -203,7 +205,7 @@ def test_occugender_finds_planted_losses_and_no_difference_between_twins(
     }
     coverage = _rows(card, "bad")[("occugender", "explicit_coverage")]
     assert coverage["direction"] == "worse" and coverage["difference"] < 0
-    assert "exact" in coverage["test"] and coverage["n_shared"] == 12
+    assert "jackknife t-test" in coverage["test"] and coverage["n_shared"] == 12
     # the mirror's female shares follow BLS: Spearman 1 against 0, a wider gap
     values = {(r["model"], r["metric"]): r["value"] for r in card["metrics"]}
     assert values[("good", "explicit_spearman_bls")] == pytest.approx(0.0, abs=1e-9)

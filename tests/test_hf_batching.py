@@ -20,6 +20,7 @@ from gasp.backends._hf_batching import (  # noqa: E402
     MIN_GAIN,
     choose_batch_size,
     kv_bytes_per_token,
+    measure_rate,
     pick_batch_size,
 )
 from gasp.backends._hf_scoring import _Picks, scoring_strategy  # noqa: E402
@@ -41,7 +42,8 @@ def test_the_batch_where_doubling_stops_paying_is_chosen() -> None:
     choice = pick_batch_size(rate, 8, 1024)  # type: ignore[arg-type]
     assert choice.size == 128
     assert [b for b, _ in choice.rates] == [8, 16, 32, 64, 128, 256]
-    assert all(n == 1 for n in calls.values())  # each size timed once
+    # each size timed once, but the flat doubling and its smaller size again before stopping
+    assert calls == {8: 1, 16: 1, 32: 1, 64: 1, 128: 2, 256: 2}
 
 
 def test_a_curve_that_never_saturates_stops_at_the_memory_cap() -> None:
@@ -55,6 +57,80 @@ def test_a_gain_just_under_the_threshold_is_not_taken() -> None:
     choice = pick_batch_size(rates.__getitem__, 8, 1024)
     assert choice.size == 8  # 32 is never timed: the search stops at the first flat step
     assert [b for b, _ in choice.rates] == [8, 16]
+
+
+class FakeGPU:
+    """A device on a fake clock: a probe generation of ``batch`` sequences costs
+    ``0.01 + batch * 1e-4`` s (saturating between 512 and 1024), plus ``cold`` s the
+    first time a size runs (kernel choice, allocator growth, graph capture), plus
+    ``busy`` s while :attr:`busy_calls` lasts (another process on the device)."""
+
+    def __init__(self, cold: float = 2.0) -> None:
+        self.now = 0.0
+        self.cold = cold
+        self.seen: set[int] = set()
+        self.busy_calls = 0
+        self.calls: list[int] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def run(self, batch: int) -> None:
+        self.calls.append(batch)
+        self.now += 0.01 + batch * 1e-4
+        if batch not in self.seen:
+            self.seen.add(batch)
+            self.now += self.cold
+        if self.busy_calls:
+            self.busy_calls -= 1
+            self.now += 0.5
+
+    def warm_rate(self, batch: int) -> float:
+        return batch * 16 / (0.01 + batch * 1e-4)
+
+
+def test_a_warm_probe_is_not_fooled_by_slow_first_calls() -> None:
+    gpu = FakeGPU()
+    choice = pick_batch_size(lambda b: measure_rate(gpu.run, b, clock=gpu.clock), 8, 1024)
+    assert choice.size == 512  # 1024 gains 9 %, under the 10 % a doubling must bring
+    assert dict(choice.rates) == pytest.approx({b: gpu.warm_rate(b) for b in dict(choice.rates)})
+    # the trap: one warm-up at the first size, then one timing per size times every
+    # later size cold, and the first doubling looks useless
+    cold = FakeGPU()
+    cold.run(8)
+
+    def once(batch: int) -> float:
+        started = cold.clock()
+        cold.run(batch)
+        return batch * 16 / (cold.clock() - started)
+
+    assert once(16) < once(8) / 10
+
+
+def test_a_size_measured_slow_once_is_measured_again_before_the_probe_stops() -> None:
+    gpu = FakeGPU(cold=0.0)
+
+    def rate(batch: int) -> float:
+        if batch == 64 and 64 not in gpu.calls:
+            gpu.busy_calls = 4  # the whole first measurement at 64 is slowed down
+        return measure_rate(gpu.run, batch, clock=gpu.clock)
+
+    choice = pick_batch_size(rate, 8, 1024)
+    assert choice.size == 512
+    assert gpu.calls.count(64) == 8  # measured twice (warm-up and three timed calls each)
+    assert gpu.calls.count(32) == 8  # and its smaller size again
+    assert dict(choice.rates)[64] == pytest.approx(gpu.warm_rate(64))  # the curve's value
+
+
+def test_the_median_of_warm_timings_is_the_rate() -> None:
+    durations = iter([5.0, 1.0, 9.0, 2.0])  # warm-up (untimed), then three timed calls
+    now = [0.0]
+
+    def run(batch: int) -> None:
+        now[0] += next(durations)
+
+    rate = measure_rate(run, 4, repeats=3, clock=lambda: now[0])
+    assert rate == pytest.approx(4 * 16 / 2.0)
 
 
 def test_the_cpu_takes_a_fixed_batch_without_timing() -> None:
@@ -105,6 +181,18 @@ def test_auto_scoring_is_the_cache_on_the_cpu_and_joint_on_a_gpu() -> None:
     assert resolve_backend("hf/org/model", options={"device": "cpu"}).scoring == "cache"
     with pytest.raises(ConfigError, match="auto, cache, joint"):
         resolve_backend("hf/org/model", options={"device": "cpu", "scoring": "fast"})
+
+
+def test_the_decoder_is_generate_on_the_cpu_and_unknown_ones_are_refused() -> None:
+    backend = resolve_backend("hf/org/model", options={"device": "cpu"})
+    assert backend.decoder == "generate"
+    assert not backend.tf32
+    static = resolve_backend("hf/org/model", options={"device": "cpu", "decoder": "static"})
+    assert static.decoder == "static"
+    # TF32 exists on a GPU only: asked for on the CPU, float32 stays exact
+    assert not resolve_backend("hf/org/model", options={"device": "cpu", "tf32": True}).tf32
+    with pytest.raises(ConfigError, match="auto, static, generate"):
+        resolve_backend("hf/org/model", options={"device": "cpu", "decoder": "fast"})
 
 
 def test_batched_log_probabilities_equal_the_per_token_reference() -> None:

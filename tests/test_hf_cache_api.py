@@ -71,3 +71,17 @@ def test_the_cache_goes_under_the_name_this_transformers_takes(model) -> None:  
     assert keyword in parameters
     # the deprecated name only where the current one does not exist
     assert (keyword == "past_key_values") == ("cache" not in parameters)
+
+
+def test_joint_passes_sorted_by_length_keep_each_score_with_its_candidate(model) -> None:  # type: ignore[no-untyped-def]
+    encs = [
+        EncodedRequest(CONTEXT, CANDIDATES),
+        EncodedRequest((4, 4), ((7, 1, 2, 3, 5, 6), (9,))),
+        EncodedRequest((2, 8, 10, 12, 14, 16, 18), ((1,), (), (13, 3))),
+    ]
+    with torch.inference_mode():
+        joint = score_joint(model, encs, "cpu", pad_id=0, rows_per_pass=2)
+        cached = [score_with_cache(model, enc, "cpu", pad_id=0) for enc in encs]
+    for got, expected in zip(joint, cached, strict=True):
+        assert got == pytest.approx(expected, abs=1e-5)
+    assert joint[2][1] == 0.0  # the empty candidate

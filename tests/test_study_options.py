@@ -171,7 +171,7 @@ def test_gasp_studies_lists_each_option_with_type_default_quick_value_and_range(
 
 
 def test_the_sizes_page_lists_every_declared_size_with_its_default_and_quick_value() -> None:
-    page = Path(__file__).parents[1] / "docs" / "study-options.md"
+    page = Path(__file__).parents[1] / "docs" / "running.md"
     rows = set()
     for line in page.read_text(encoding="utf-8").splitlines():
         cells = [c.strip() for c in line.strip("|").split("|")]

@@ -1,7 +1,8 @@
-"""The scorecard page ``index.html``: one table per study (models as columns), every
-cell linking to the report that backs it, a forest plot of the differences against the
-baseline, and every comparison with its test, p- and q-value. Built with the report
-framework from the scorecard alone.
+"""The scorecard page ``index.html``: one table per study (models as columns; each
+cell the value, and against the baseline the difference with its interval and q in the
+metric's unit, or "not tested"), the sizes that ran, a forest plot with one panel per
+metric in its own unit, and every comparison with its test, p- and q-value. Built with
+the report framework from the scorecard alone; every cell links to the report behind it.
 """
 
 from __future__ import annotations
@@ -26,35 +27,81 @@ def _num(value: Any, digits: int = 3) -> str:
     return f"{float(value):.{digits}g}"
 
 
-def _cell(row: Mapping[str, Any] | None, comparison: Mapping[str, Any] | None) -> str:
+#: Fewest paired units with which a comparison is read as able to detect a difference.
+MIN_UNITS = 5
+
+
+def _excluded(row: Mapping[str, Any], leaves_out: str) -> str | None:
+    share = row.get("excluded_share")
+    if share is None or not math.isfinite(float(share)):
+        return None
+    return f"excluded {100 * float(share):.0f}% ({escape(leaves_out)})"
+
+
+def _verdict(comparison: Mapping[str, Any], unit: str) -> str:
+    """The comparison against the baseline, in the metric's unit."""
+    direction = comparison["direction"]
+    if direction == "not tested":
+        why = str(comparison["test"]).removeprefix("none: ")
+        return (
+            "<br><strong class='mark-not-tested'>not tested</strong> "
+            f"<span class='note'>({escape(why)})</span>"
+        )
+    label = "WORSE" if direction == "worse" else direction
+    diff = f"{float(comparison['difference']):+.3g}"
+    low, high = comparison["ci_low"], comparison["ci_high"]
+    interval = f" [{_num(low)}, {_num(high)}]" if low is not None and high is not None else ""
+    text = (
+        f"<br><span class='note'>vs baseline: {escape(comparison['quantity'])} {diff}"
+        f"{interval} {escape(unit)}, q = {_num(comparison['q_value'], 2)}</span>"
+        f"<br><strong class='mark-{direction.replace(' ', '-')}'>{label}</strong>"
+    )
+    n = int(comparison.get("n_shared") or 0)
+    if direction == "no difference" and 0 < n < MIN_UNITS:
+        text += f" <span class='note'>(too few units, {n}, to detect a difference)</span>"
+    return text
+
+
+def _cell(
+    row: Mapping[str, Any] | None,
+    comparison: Mapping[str, Any] | None,
+    metric: Mapping[str, Any],
+) -> str:
     if row is None:
         return "<td>not run</td>"
-    text = _num(row["value"])
+    text = _num(row["value"]) if row["value"] is not None else "not tested"
     if row["ci_low"] is not None and row["ci_high"] is not None:
         text += f" [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
     if row["report"]:
         text = f"<a href='{escape(row['report'])}'>{text}</a>"
-    extra = []
-    if row["excluded_share"] is not None:
-        extra.append(f"excluded {100 * row['excluded_share']:.0f}%")
+    extra = [e for e in (_excluded(row, metric["leaves_out"]),) if e]
     if row["note"]:
         extra.append(escape(row["note"]))
-    mark = ""
-    if comparison is not None:
-        direction = comparison["direction"]
-        label = {"better": "better", "worse": "WORSE", "no difference": "no difference"}[direction]
-        q = comparison["q_value"]
-        mark = f"<br><strong class='mark-{direction.replace(' ', '-')}'>{label}</strong>"
-        if q is not None:
-            mark += f" <span class='note'>q = {_num(q, 2)}</span>"
+    mark = _verdict(comparison, metric["unit"]) if comparison is not None else ""
     note = f"<br><span class='note'>{'; '.join(extra)}</span>" if extra else ""
     return f"<td>{text}{mark}{note}</td>"
+
+
+def _sizes(card: Scorecard, study: Mapping[str, Any]) -> str:
+    """What ran, per model: each distinct denominator of the study's metrics with its n."""
+    denominators = {m["metric"]: m["denominator"] for m in study["metrics"]}
+    parts = []
+    for model in card.models:
+        seen: dict[str, int] = {}
+        for row in card.metrics:
+            if row["study"] == study["study"] and row["model"] == model.name and row["n"]:
+                seen.setdefault(denominators.get(row["metric"], "units"), int(row["n"]))
+        if seen:
+            sizes = "; ".join(f"{n} {what}" for what, n in seen.items())
+            parts.append(f"{escape(model.name)}: {escape(sizes)}")
+    return "Sizes that ran: " + (" · ".join(parts) if parts else "none") + "."
 
 
 def _study_section(card: Scorecard, study: Mapping[str, Any]) -> Section:
     name = study["study"]
     section = Section(name, ident=f"study-{name}")
     section.add_paragraph(study["description"])
+    section.add(f"<p>{_sizes(card, study)}</p>")
     models = [m.name for m in card.models]
     rows = {(r["metric"], r["model"]): r for r in card.metrics if r["study"] == name}
     comps = {
@@ -74,45 +121,53 @@ def _study_section(card: Scorecard, study: Mapping[str, Any]) -> Section:
             f"denominator: {escape(metric['denominator'])}; leaves out: "
             f"{escape(metric['leaves_out'])}</span>"
         )
-        cells = "".join(_cell(rows.get((key, m)), comps.get((key, m))) for m in models)
+        cells = "".join(_cell(rows.get((key, m)), comps.get((key, m)), metric) for m in models)
         body.append(f"<tr><td>{about}</td><td>{escape(metric['better'])}</td>{cells}</tr>")
     section.add(f"<table>{head}</tr>{''.join(body)}</table>")
     return section
 
 
+_COLOURS = {"better": "#1a7f37", "worse": "#c62828", "no difference": "#555555"}
+_MARKERS = {"better": "^", "worse": "v", "no difference": "o"}
+
+
 def _forest(card: Scorecard, out: Path) -> str:
-    rows = [
-        c
-        for c in card.comparisons
-        if c["difference"] is not None and c["baseline"] == card.baseline
-    ]
-    if not rows:
-        return "<p>No difference could be computed.</p>"
-    height = 1.0 + 0.28 * len(rows)
-    fig = new_figure(7.5, height)
-    ax = fig.add_subplot()
-    y = np.arange(len(rows))[::-1]
-    colours = {"better": "#1a7f37", "worse": "#c62828", "no difference": "#555555"}
-    for yi, row in zip(y, rows, strict=True):
-        diff = float(row["difference"])
-        low = row["ci_low"] if row["ci_low"] is not None else diff
-        high = row["ci_high"] if row["ci_high"] is not None else diff
-        scale = max(abs(low), abs(high), abs(diff), 1e-12)
-        colour = colours[row["direction"]]
-        ax.plot([low / scale, high / scale], [yi, yi], color=colour, lw=1.5)
-        marker = {"better": "^", "worse": "v", "no difference": "o"}[row["direction"]]
-        ax.plot([diff / scale], [yi], marker=marker, color=colour)
-    ax.axvline(0.0, color="#999999", lw=0.8)
-    labels = [f"{r['study']} · {r['metric']} · {r['model']} ({r['direction']})" for r in rows]
-    ax.set_yticks(y, labels, fontsize=7)
-    ax.set_xlabel("difference vs baseline, scaled per row to its largest end (0 = none)")
+    units = {(s["study"], m["metric"]): m["unit"] for s in card.studies for m in s["metrics"]}
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for c in card.comparisons:
+        if c["p_value"] is not None and c["baseline"] == card.baseline:
+            groups.setdefault((c["study"], c["metric"]), []).append(c)
+    if not groups:
+        return "<p>No difference could be tested.</p>"
+    heights = [0.55 + 0.3 * len(rows) for rows in groups.values()]
+    fig = new_figure(7.5, sum(heights) + 0.2)
+    axes = fig.subplots(len(groups), 1, gridspec_kw={"height_ratios": heights}, squeeze=False)
+    for ax, ((study, metric), rows) in zip(axes[:, 0], groups.items(), strict=True):
+        y = np.arange(len(rows))[::-1]
+        for yi, row in zip(y, rows, strict=True):
+            diff = float(row["difference"])
+            colour = _COLOURS[row["direction"]]
+            if row["ci_low"] is not None and row["ci_high"] is not None:
+                ax.plot([row["ci_low"], row["ci_high"]], [yi, yi], color=colour, lw=1.5)
+            ax.plot([diff], [yi], marker=_MARKERS[row["direction"]], color=colour)
+        ax.axvline(0.0, color="#999999", lw=0.8)
+        ax.set_yticks(y, [f"{r['model']} ({r['direction']})" for r in rows], fontsize=7)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.set_xlabel(
+            f"{study} · {metric}: {rows[0]['quantity']}, model - baseline "
+            f"({units.get((study, metric), '')})",
+            fontsize=7,
+        )
     png = save_figure(fig, out / FIGURES_DIR, "forest")
     return figure_html(
         png,
-        "Forest plot of every difference against the baseline",
-        "Each row: one metric of one model minus the baseline, with its 95% interval, "
-        "scaled per row (units differ). Marks: triangle up = better, triangle down = "
-        "worse, circle = no difference after the correction.",
+        "Forest plot of every tested difference against the baseline",
+        "One panel per metric, in the metric's own unit: each model minus the baseline "
+        "(of the value, or of its distance to 0 or to the reference: a negative distance "
+        "difference is an improvement), with its 95% interval. Marks: triangle up = "
+        "better, triangle down = worse, circle = no difference after the correction. "
+        "Comparisons that were not tested are not drawn.",
         {"PNG": f"{FIGURES_DIR}/forest.png", "SVG": f"{FIGURES_DIR}/forest.svg"},
     )
 

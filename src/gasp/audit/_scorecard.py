@@ -140,7 +140,9 @@ def manifest_hash(results: AuditResults) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def _direction(better: str, difference: float, significant: bool) -> str:
+def _direction(better: str, difference: float, significant: bool, tested: bool) -> str:
+    if not tested:
+        return "not tested"
     if not significant or not math.isfinite(difference) or difference == 0:
         return "no difference"
     if better == HIGHER:
@@ -278,7 +280,9 @@ def correct(card: Scorecard) -> None:
         row.setdefault("q_value", None)
         q_value = row["q_value"]
         row["significant"] = bool(q_value is not None and q_value < card.level)
-        row["direction"] = _direction(row["better"], row["difference"], row["significant"])
+        row["direction"] = _direction(
+            row["better"], row["difference"], row["significant"], row["p_value"] is not None
+        )
 
 
 def write_scorecard(card: Scorecard, out: Path) -> Path:

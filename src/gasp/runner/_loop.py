@@ -26,6 +26,7 @@ from gasp.backends import (
     StopReason,
     cost_usd,
 )
+from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
 from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
 from gasp.runner._progress import RunProgress
@@ -85,6 +86,13 @@ class ItemLoop:
         self.price = price
         self.states = {item.key: ItemState(item, plan.stopping.start(item)) for item in plan.items}
         self.queue: collections.deque[tuple[ItemState, int]] = collections.deque()
+        #: On a local batching engine, the batches fixed by the plan (see _blocks.py).
+        self.block_size = fixed_batch_size(model)
+        self.blocks: collections.deque[list[Member[ItemState]]] = collections.deque()
+        #: Samples of the block being taken that are stored already, and the keys of
+        #: their requests (sent only to keep the block whole; their answers are dropped).
+        self.resending: set[tuple[tuple[str, ...], int]] = set()
+        self.resent: set[str] = set()
         self.in_flight: dict[str, tuple[ItemState, int, float]] = {}
         self.attempted: set[tuple[tuple[str, ...], int]] = set()
         self.samples: list[SampleRecord] = []
@@ -161,6 +169,8 @@ class ItemLoop:
         summary.model_id = self.model.model_id
         session = self.store.begin_session()
         summary.resumed = self.load()
+        if self.block_size is not None:
+            self._plan_blocks(self.block_size)
         for state in self.states.values():
             self.schedule(state)
         self.progress.start(sum(self.expected.values()), summary.resumed)
@@ -183,6 +193,11 @@ class ItemLoop:
 
     def take(self, limit: int) -> list[Request]:
         """Up to ``limit`` requests ready now, within the request and cost budgets."""
+        if self.block_size is not None and not self.queue and self.blocks:
+            # one whole block fixed by the plan (see _blocks.py)
+            block = self.blocks.popleft()
+            self.queue.extend((state, index) for state, index, _ in block)
+            self.resending = {(s.item.key, i) for s, i, keep in block if not keep}
         requests: list[Request] = []
         opts = self.opts
         while self.queue and len(requests) < limit:
@@ -202,8 +217,6 @@ class ItemLoop:
                 self.queue.clear()
                 break
             self.queue.popleft()
-            self.committed_estimate += estimate
-            self.summary.requests += 1
             request = build_request(
                 state.item,
                 index,
@@ -211,14 +224,37 @@ class ItemLoop:
                 run_seed=self.opts.seed,
                 system_prompt=self.plan.system_prompt,
             )
+            if (state.item.key, index) in self.resending:
+                self.resent.add(request.key)  # stored already: its answer is dropped
+                estimate = 0.0
+            else:
+                self.summary.requests += 1
+            self.committed_estimate += estimate
             self.in_flight[request.key] = (state, index, estimate)
             requests.append(request)
         return requests
+
+    def _plan_blocks(self, size: int) -> None:
+        """Queue the first-round blocks with a sample still missing (see _blocks.py)."""
+        stopping = self.plan.stopping
+        blocks = plan_blocks(
+            self.states.values(),
+            lambda state: stopping.start(state.item).decide({}).missing,
+            lambda state: state.answers,
+            size,
+        )
+        for block in blocks:
+            self.attempted.update((state.item.key, index) for state, index, _ in block)
+        self.blocks.extend(blocks)
 
     # -- recording
 
     def record(self, request: Request, response: Response) -> None:
         """Take the answer to an in-flight request: buffer its rows, update its item."""
+        if request.key in self.resent:  # stored already; sent to keep its batch whole
+            self.resent.discard(request.key)
+            self.in_flight.pop(request.key, None)
+            return
         state, index, estimate = self.in_flight.pop(request.key)
         self.committed_estimate = max(0.0, self.committed_estimate - estimate)
         for kind in response.fault_kinds:
@@ -313,10 +349,12 @@ class ItemLoop:
         decision = state.progress.decide(state.answers)
         key = state.item.key
         if decision.status == NEED:
-            for index in decision.missing:
-                if (key, index) not in self.attempted:
-                    self.attempted.add((key, index))
-                    self.queue.append((state, index))
+            new = [i for i in decision.missing if (key, i) not in self.attempted]
+            self.attempted.update((key, i) for i in new)
+            if self.block_size is not None:
+                self.blocks.extend(chunks([(state, i, True) for i in new], self.block_size))
+            else:
+                self.queue.extend((state, i) for i in new)
         else:
             self.dirty.add(key)
             self.progress.cell_finished(key)

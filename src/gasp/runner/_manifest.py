@@ -13,6 +13,7 @@ from typing import Any
 
 from gasp.backends import DecodingConfig, ModelBackend, redact_url, split_spec
 from gasp.errors import ConfigError
+from gasp.runner._blocks import FIXED, SINGLE
 from gasp.runner._items import RequestKind, StudyPlan
 from gasp.store import utc_now
 
@@ -129,6 +130,8 @@ def build_manifest(
         model["base_urls"] = [redact_url(url) for url in urls]
     if backend.generation_engine is not None:
         model["engine"] = backend.generation_engine
+    # whether a resumed run generates the texts an uninterrupted one would (see _blocks.py)
+    model["batches"] = FIXED if backend.supports_batching else SINGLE
     scoring = getattr(backend, "scoring_method", None)
     if scoring is not None and RequestKind.SCORE in plan.kinds:
         model["scoring"] = {

@@ -103,7 +103,6 @@ def _read_refusals(results: AuditResults) -> MetricReading:
         ci_low=low,
         ci_high=high,
         n=int(texts),
-        excluded_share=refused / texts if texts else float("nan"),
         count=refused,
         total=texts,
         kind="proportion",

@@ -91,6 +91,11 @@ def _read_marked(results: AuditResults) -> MetricReading:
     count = float(pd.to_numeric(rows["marked_words"]).sum())
     tests = float(pd.to_numeric(rows["n_tests"]).sum())
     expected = float(pd.to_numeric(rows["expected_by_chance"]).sum())
+    if tests <= 0:
+        # no comparison could be made (a model that writes one gender only): not tested
+        return MetricReading(
+            value=float("nan"), n=0, count=0.0, total=0.0, kind="rate", note="no word tested"
+        )
     low, high = poisson.ppf([0.025, 0.975], count) if count > 0 else (0.0, 0.0)
     return MetricReading(
         value=count - expected,
@@ -109,13 +114,12 @@ def _read_capture(results: AuditResults) -> MetricReading:
     captured = float(pd.to_numeric(rows["n_captured"]).sum())
     total = float(pd.to_numeric(rows["n_generations"]).sum())
     low, high = wilson_interval(captured, total)
-    unassigned = pd.to_numeric(rows["unassigned_share"]) * pd.to_numeric(rows["n_generations"])
+    # nothing is excluded: a text whose gender is not captured counts against the rate
     return MetricReading(
         value=captured / total if total else float("nan"),
         ci_low=low,
         ci_high=high,
         n=int(total),
-        excluded_share=float(unassigned.sum() / total) if total else float("nan"),
         count=captured,
         total=total,
         kind="proportion",

@@ -6,8 +6,9 @@ a distance to a reference).
 
 from __future__ import annotations
 
-import dataclasses
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gasp.results import (
@@ -47,13 +48,8 @@ def _answers(results: AuditResults) -> pd.DataFrame:
 
 def _read_incorrect(results: AuditResults) -> MetricReading:
     answers = _answers(results)
-    return share_reading(
-        answers,
-        _ANSWER_KEYS,
-        "incorrect",
-        excluded_share=float(answers["unparsed"].mean()) if len(answers) else float("nan"),
-        ci=_overall_ci(results, "incorrect"),
-    )
+    # nothing is left out: unparsed answers count as incorrect (u_share reports them)
+    return share_reading(answers, _ANSWER_KEYS, "incorrect", ci=_overall_ci(results, "incorrect"))
 
 
 def _read_unparsed(results: AuditResults) -> MetricReading:
@@ -101,7 +97,7 @@ PAIRS_METRICS: tuple[HeadlineMetric, ...] = (
         "answers naming the wrong profession for the pronoun (U counts as incorrect)",
         _read_incorrect,
         "all answers",
-        "nothing (unparsed answers count as incorrect; their share is the excluded share)",
+        "nothing (unparsed answers count as incorrect; u_share gives their share)",
     ),
     _pairs_metric(
         "inconsistent",
@@ -136,42 +132,63 @@ def _stories(results: AuditResults) -> pd.DataFrame:
     return stories
 
 
-def _story_reader(column: str, reference: float | None) -> Reader:
-    def read(results: AuditResults) -> MetricReading:
-        stories = _stories(results)
-        base = share_reading(
-            stories,
-            _STORY_KEYS,
-            column,
-            excluded_share=float(stories["unknown"].mean()) if len(stories) else float("nan"),
-        )
-        if reference is None:
-            return base
-        return dataclasses.replace(base, reference=reference)
-
-    return read
+def _named_female(units: Any) -> float:
+    """F / (F + M) among the stories whose protagonist's name has a known gender."""
+    female = float(np.nansum(np.asarray(units["female"], dtype=float)))
+    male = float(np.nansum(np.asarray(units["male"], dtype=float)))
+    return female / (female + male) if female + male > 0 else float("nan")
 
 
-def _story_metric(column: str, better: str, reference: float | None) -> HeadlineMetric:
-    what = {"female": "a woman", "male": "a man", "unknown": "a name of unknown gender"}[column]
-    goal = f" (reference {reference:g}: parity)" if reference is not None else ""
-    return HeadlineMetric(
-        study=NARRATIVES_KIND,
-        name=f"{column}_share",
-        meaning=f"stories whose protagonist's first name is {what}{goal}",
-        unit="share",
-        better=better,
-        interval_scheme="none saved over all cells; the audit's paired bootstrap over stories",
-        denominator="all stories",
-        leaves_out="nothing (stories of unknown gender are in the denominator)",
-        read=_story_reader(column, reference),
-        paired_over="stories",
+def _read_named_female(results: AuditResults) -> MetricReading:
+    stories = _stories(results)
+    units = stories[[*_STORY_KEYS, "female", "male"]].reset_index(drop=True)
+    named = int((units["female"] + units["male"]).sum())
+    return MetricReading(
+        value=_named_female(units),
+        n=named,
+        excluded_share=float(stories["unknown"].mean()) if len(stories) else float("nan"),
+        units=units,
+        unit_keys=_STORY_KEYS,
+        statistic=_named_female,
+        reference=0.5,
+        note="" if named else "no story names a protagonist of known gender: not tested",
     )
 
 
-#: The narratives' headline metrics (Section 4.2.2 of the paper).
+def _read_unknown(results: AuditResults) -> MetricReading:
+    stories = _stories(results)
+    return share_reading(stories, _STORY_KEYS, "unknown")
+
+
+#: The narratives' headline metrics (Section 4.2.2 of the paper), reviewed against
+#: erasure: a model that names only men (or only women) moves ``named_female_share``
+#: away from 0.5, one that names nobody raises ``unknown_share``.
 NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
-    _story_metric("female", CLOSER_TO_REFERENCE, 0.5),
-    _story_metric("male", CLOSER_TO_REFERENCE, 0.5),
-    _story_metric("unknown", LOWER, None),
+    HeadlineMetric(
+        study=NARRATIVES_KIND,
+        name="named_female_share",
+        meaning=(
+            "stories whose protagonist is a woman among those whose protagonist's first name "
+            "has a known gender, F / (F + M) (reference 0.5: parity)"
+        ),
+        unit="share",
+        better=CLOSER_TO_REFERENCE,
+        interval_scheme="none saved over all cells; the audit's paired resampling of stories",
+        denominator="stories whose protagonist's name is female or male",
+        leaves_out="stories with no name or a name of unknown gender (the excluded share)",
+        read=_read_named_female,
+        paired_over="stories",
+    ),
+    HeadlineMetric(
+        study=NARRATIVES_KIND,
+        name="unknown_share",
+        meaning="stories with no protagonist's name or a name of unknown gender",
+        unit="share",
+        better=LOWER,
+        interval_scheme="the audit's paired resampling of stories",
+        denominator="all stories",
+        leaves_out="nothing",
+        read=_read_unknown,
+        paired_over="stories",
+    ),
 )
