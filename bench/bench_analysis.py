@@ -1,10 +1,11 @@
 """Benchmark: the analysis of a synthetic run of 100,000 generations over 63 occupations.
 
 Run ``python bench/bench_analysis.py`` (options: ``--generations``, ``--subjects``,
-``--bootstrap``, ``--permutations``). The synthetic samples table (with planted words)
-is analysed in memory by ``analyze_samples``: every step of the analysis after reading
-a store. ``bench/bench_scaling.py`` times ``gasp analyze`` on run stores of 10k to 1M
-generations, reading included. Prints the seconds of each step and the peak resident
+``--bootstrap``, ``--simulations``, ``--permutations``). The synthetic samples table
+(with planted words) is analysed in memory by ``analyze_samples``: every step of the
+analysis after reading a store. ``bench/bench_scaling.py`` times ``gasp analyze`` on run
+stores of 10k to 1M generations, reading included. Prints the seconds of each step and
+the peak resident
 memory; the target is under 2 minutes and under 4 GiB.
 """
 
@@ -42,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--templates", type=int, default=2)
     parser.add_argument("--bootstrap", type=int, default=AnalysisConfig().n_bootstrap)
     parser.add_argument("--permutations", type=int, default=AnalysisConfig().n_permutations)
+    parser.add_argument("--simulations", type=int, default=AnalysisConfig().n_simulations)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
 
@@ -60,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     synth_s = time.perf_counter() - start
     config = AnalysisConfig(
-        n_bootstrap=args.bootstrap, n_permutations=args.permutations, seed=args.seed
+        n_bootstrap=args.bootstrap,
+        n_simulations=args.simulations,
+        n_permutations=args.permutations,
+        seed=args.seed,
     )
     start = time.perf_counter()
     embeddings = load_embeddings("glove")
@@ -72,7 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"generations: {len(samples):,} over {args.subjects} subjects x {args.templates} templates"
     )
-    print(f"bootstrap resamples: {args.bootstrap}, permutations: {args.permutations}")
+    print(
+        f"bootstrap resamples: {args.bootstrap}, simulations: {args.simulations}, "
+        f"permutations: {args.permutations}"
+    )
     print(f"synthetic run: {synth_s:8.2f} s (not part of the analysis)")
     print(f"load embeddings: {emb_s:8.2f} s")
     for step, seconds in results.meta["timings"].items():

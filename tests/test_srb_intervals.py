@@ -16,20 +16,34 @@ sets are empty or hold one word); ``bench/bench_coverage.py --threshold 3`` meas
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.sparse as sp
 
 from gasp.stats import (
+    MIN_CALIBRATION_WORLDS,
     MIN_SET_WORDS,
+    SIMULATED,
     SUBSAMPLE,
     IntervalScheme,
+    calibrate_simulated,
+    calibration_ratios,
     interval_from_draws,
     interval_or_reason,
+    simulated_interval,
+    worlds_per_unit,
 )
 from gasp.studies.more_of_the_same.analysis import AnalysisConfig
+from gasp.studies.more_of_the_same.analysis._simulated import (
+    fit_model,
+    shrunk_probabilities,
+    simulate,
+    word_dispersion,
+)
 from gasp.studies.more_of_the_same.report._audit_how import no_interval_sentence
 from gasp.testing import (
     PlantedWorld,
@@ -37,6 +51,7 @@ from gasp.testing import (
     occupation_statistics,
     srb_set_sizes,
 )
+from gasp.text import DocTermCounts
 
 SCHEME = AnalysisConfig().srb_interval_scheme()
 
@@ -135,7 +150,9 @@ def test_the_study_withholds_the_interval_of_a_one_word_set(women_words: int) ->
     samples = synthetic_samples(
         3, n_unspecified=250, n_named=100, seed=5, planted=planted, planted_rate=0.5
     )
-    config = AnalysisConfig(threshold=5.0, n_bootstrap=10, n_permutations=0, seed=2)
+    config = AnalysisConfig(
+        threshold=5.0, n_bootstrap=10, n_simulations=0, n_permutations=0, seed=2
+    )
     scores = analyze_samples(samples, None, config, embeddings=random_embeddings())["srb_scores"]
     assert len(scores) == 6 and scores["score"].notna().all()
     assert (scores["n_words_specified_F"] == women_words).all()
@@ -173,3 +190,138 @@ def test_coverage_by_strength(threshold: float, strength: float) -> None:
     print(f"z {threshold}, strength {strength}: coverage {np.mean(hits):.3f} of {len(hits)}")
     assert len(hits) >= 100
     assert 0.90 <= float(np.mean(hits)) <= 0.98
+
+
+# --- intervals calibrated on simulations of the run's own data -------------------------
+
+
+def test_calibration_ratio_is_the_factor_a_refitted_world_needs() -> None:
+    first = np.array([0.5, 0.1, 0.3, 0.2, 0.4])  # mean 0.3: the fitted world's truth
+    second = np.array([np.linspace(0.0, 1.0, 11), np.linspace(0.0, 2.0, 11)])
+    sd = np.std(np.linspace(0.0, 1.0, 11), ddof=1)
+    # world 0 scored 0.5, 0.2 from the truth, with a spread sd; world 1 0.1, spread 2 sd
+    assert calibration_ratios(first, second) == pytest.approx([0.2 / sd, 0.2 / (2 * sd)])
+    flat = np.array([[0.4] * 11, [0.3] * 11])
+    assert calibration_ratios(first, flat)[0] == np.inf  # never varies, misses the truth
+    mostly_undefined = np.array([[np.nan] * 9 + [0.1, 0.2]] * 2)
+    assert np.isnan(calibration_ratios(first, mostly_undefined)).all()
+
+
+def test_calibrated_factor_is_the_quantile_of_the_ratios_never_below_nominal() -> None:
+    ratios = np.arange(1, 101) / 20.0  # 0.05 ... 5.0
+    cal = calibrate_simulated(ratios, 0.95)
+    assert cal.factor == pytest.approx(4.8)  # the 95th of 100 ("higher" quantile)
+    brute = np.mean([r <= max(np.quantile(np.delete(ratios, i), 0.95, method="higher"),
+                               cal.nominal_factor) for i, r in enumerate(ratios)])  # fmt: skip
+    assert cal.coverage == pytest.approx(brute)
+    assert cal.nominal_factor == pytest.approx(1.959964, rel=1e-5)
+    assert cal.nominal_coverage == pytest.approx(np.mean(ratios <= cal.nominal_factor))
+    small = calibrate_simulated(np.full(50, 0.2), 0.95)  # never narrower than nominal
+    assert small.factor == pytest.approx(small.nominal_factor) and small.reason == ""
+    few = calibrate_simulated(np.ones(MIN_CALIBRATION_WORLDS - 1), 0.95)
+    assert np.isnan(few.factor) and few.reason.startswith(f"only {MIN_CALIBRATION_WORLDS - 1}")
+    wild = np.r_[np.full(40, 0.1), np.full(10, np.inf)]  # a fifth of the worlds never covered
+    assert calibrate_simulated(wild, 0.95).reason.startswith("the calibrated interval covered")
+
+
+def test_simulated_interval_is_the_calibrated_multiple_of_the_simulated_spread() -> None:
+    cal = calibrate_simulated(np.full(50, 2.5), 0.95)
+    assert cal.factor == 2.5
+    draws = np.linspace(0.0, 1.0, 11)
+    half = 2.5 * np.std(draws, ddof=1)
+    low, high, note = simulated_interval(0.3, draws, cal, {"S_AF": 3, "S_F": 4, "S_M": 5})
+    assert (low, high, note) == (pytest.approx(0.3 - half), pytest.approx(0.3 + half), "")
+    one = simulated_interval(0.3, draws, cal, {"S_AF": 1, "S_F": 4, "S_M": 5})
+    assert np.isnan(one[0]) and one[2].startswith("rests on too few words (S_AF holds 1)")
+    sparse = simulated_interval(0.3, np.r_[draws[:4], [np.nan] * 7], cal)
+    assert np.isnan(sparse[0]) and sparse[2].startswith("defined in only 4 of 11 simulations")
+    undefined = simulated_interval(float("nan"), draws, cal)
+    assert undefined[2] == "the statistic itself is undefined"
+    withheld = calibrate_simulated(np.ones(3), 0.95)
+    assert simulated_interval(0.3, draws, withheld)[2] == withheld.reason
+
+
+def test_shrinkage_keeps_planted_differences_and_shrinks_chance_ones() -> None:
+    rng = np.random.default_rng(0)
+    p = rng.dirichlet(np.ones(300))
+    same = rng.poisson(np.outer([5000, 5000], p)).astype(float)
+    fitted = shrunk_probabilities(same, np.ones(300))
+    pooled = same.sum(axis=0) / same.sum()
+    raw = same / same.sum(axis=1, keepdims=True)
+    # chance differences: words within their noise keep none, the others a part
+    assert np.abs(fitted - pooled).sum() < 0.5 * np.abs(raw - pooled).sum()
+    assert np.isclose(fitted, pooled, rtol=0.02).mean() > 0.5
+    planted = p.copy()
+    top = np.argsort(p)[-5:]
+    planted[top] *= 4
+    planted /= planted.sum()
+    apart = np.vstack([rng.poisson(5000 * p), rng.poisson(5000 * planted)]).astype(float)
+    fitted = shrunk_probabilities(apart, np.ones(300))
+    ratio = fitted[1, top] / fitted[0, top]
+    assert (ratio > 2).all()  # the planted words stay apart
+
+
+def test_dispersion_and_simulated_totals_match_their_model() -> None:
+    rng = np.random.default_rng(1)
+    n_texts, n_words = 400, 50
+    p = rng.dirichlet(np.full(n_words, 5.0))
+    poisson = sp.csr_matrix(rng.poisson(np.outer(np.full(n_texts, 40), p)))
+    groups = np.repeat([0, 1], n_texts // 2)
+    counts = DocTermCounts(poisson, np.array([f"w{i:02d}" for i in range(n_words)], dtype=object))
+    assert np.median(word_dispersion(counts, groups)) == pytest.approx(1.0, abs=0.1)
+    # each text uses each word at its own rate (bursts); a longer text alone is no burst
+    bursty = rng.poisson(
+        np.outer(np.full(n_texts, 40), p) * rng.gamma(0.5, 2.0, (n_texts, n_words))
+    )
+    bursty_counts = DocTermCounts(sp.csr_matrix(bursty), counts.vocabulary)
+    # a gamma rate of variance 2 per text and word: variance mu (1 + 2 mu), mu = 40 p
+    expected = 1.0 + 2.0 * 40 * p
+    ratio = word_dispersion(bursty_counts, groups) / expected
+    assert np.median(ratio) == pytest.approx(1.0, rel=0.2)
+    model = fit_model(counts, groups, associated=(0, 1))
+    totals, texts = simulate(model, 4000, rng)
+    assert (texts.sum(axis=1) == n_texts).all()  # the associated split keeps the total
+    assert texts[:, 0].std() == pytest.approx(np.sqrt(n_texts * 0.25), rel=0.1)
+    wide = dataclasses.replace(model, dispersion=np.full(n_words, 3.0))
+    totals, _ = simulate(wide, 4000, rng)
+    mean = totals[:, 1].mean(axis=0)
+    expected = model.texts[1] * model.mean_tokens[1] * model.probs[1]
+    assert mean == pytest.approx(expected, rel=0.05)
+    ratio = totals[:, 1].var(axis=0) / mean
+    assert np.median(ratio) == pytest.approx(3.0, rel=0.15)  # variance phi times the mean
+
+
+def test_the_study_calibrates_its_intervals_and_says_so(tmp_path: Path) -> None:
+    from _analysis_helpers import PLANTED, random_embeddings
+    from gasp.results import AuditResults
+    from gasp.studies.more_of_the_same.analysis import analyze_samples
+    from gasp.studies.more_of_the_same.analysis._synthetic import synthetic_samples
+    from gasp.studies.more_of_the_same.report._audit_how import srb_interval_phrase
+
+    samples = synthetic_samples(4, n_unspecified=250, n_named=100, seed=5, planted=PLANTED)
+    config = AnalysisConfig(n_simulations=12, n_permutations=0, seed=3)
+    results = analyze_samples(samples, None, config, embeddings=random_embeddings())
+    scores = results["srb_scores"]
+    assert (scores["interval_scheme"] == SIMULATED).all()
+    assert (scores["interval_draws"] == 12).all()
+    given = scores["ci_low"].notna()
+    assert given.any()
+    assert (scores.loc[given, "ci_low"] <= scores.loc[given, "score"]).all()
+    assert (scores.loc[given, "score"] <= scores.loc[given, "ci_high"]).all()
+    assert scores["calibration_ratios"].nunique() == 1
+    assert int(scores["calibration_ratios"].iloc[0]) <= 4 * 2 * worlds_per_unit(4)
+    coverage = float(scores["simulated_coverage"].iloc[0])
+    assert 0.0 <= coverage <= 1.0
+    settings = results.settings
+    assert settings["srb"]["n_simulations"] == 12
+    assert settings["srb"]["interval"]["interval_scheme"] == SIMULATED
+    phrase = srb_interval_phrase(settings, scores)
+    assert phrase.startswith("bars: intervals calibrated on 12 simulations of this run's data")
+    assert f"nominal 95%, simulated coverage {coverage * 100:.0f}%" in phrase
+    again = analyze_samples(samples, None, config, embeddings=random_embeddings())["srb_scores"]
+    pd.testing.assert_frame_equal(scores, again)  # seeded
+    saved = AuditResults(tables={"srb_scores": scores}, meta={"settings": settings})
+    from gasp.studies.more_of_the_same.report import render_audit_report
+
+    html = render_audit_report(saved, tmp_path).read_text()
+    assert "intervals calibrated on 12 simulations of this run" in html

@@ -31,6 +31,7 @@ def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
         "calibrated": False if options.get("plain") else None,
         "embeddings": options.get("embeddings"),
         "n_bootstrap": options.get("bootstrap"),
+        "n_simulations": options.get("simulations"),
         "n_permutations": options.get("permutations"),
         "seed": options.get("seed"),
         "examples_per_word": options.get("examples_per_word"),

@@ -144,6 +144,7 @@ ANALYSIS_OPTIONS = frozenset(
         "plain",
         "embeddings",
         "bootstrap",
+        "simulations",
         "permutations",
         "seed",
         "examples_per_word",

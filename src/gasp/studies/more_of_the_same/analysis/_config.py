@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.stats import CLUSTER, FDR_SCOPES, SUBSAMPLE, IntervalScheme, SignificanceRule
+from gasp.stats import (
+    CALIBRATION_WORLDS,
+    CLUSTER,
+    DEFAULT_SIMULATIONS,
+    FDR_SCOPES,
+    SIMULATED,
+    SUBSAMPLE,
+    IntervalScheme,
+    SignificanceRule,
+)
 
 UNSPECIFIED = "unspecified"
 """The condition of the prompts that name no gender."""
@@ -44,7 +53,11 @@ class AnalysisConfig:
             embeddings object already loaded.
         n_bootstrap: subsamples behind the interval of each SRB score, half of them at
             ``subsample_fraction`` and half at its square root (0 switches the intervals
-            off); see :meth:`srb_interval_scheme`.
+            off); see :meth:`srb_interval_scheme`. Used only with ``n_simulations=0``.
+        n_simulations: data sets simulated from each unit's fitted word model (and again
+            from each of a few refitted ones) behind the calibrated interval of each SRB
+            score (``docs/intervals.md``); 0 uses the subsample interval instead, and
+            ``n_bootstrap=0`` switches both off.
         subsample_fraction: share ``b`` of each group's generations drawn, without
             replacement, into each subsample (see :mod:`gasp.stats` resampling notes).
         ci_level: level of those intervals.
@@ -75,6 +88,7 @@ class AnalysisConfig:
     calibration: Any = None
     embeddings: Any = "glove"
     n_bootstrap: int = 100
+    n_simulations: int = DEFAULT_SIMULATIONS
     subsample_fraction: float = 0.5
     ci_level: float = 0.95
     n_permutations: int = 50
@@ -92,8 +106,8 @@ class AnalysisConfig:
             raise ConfigError(f"min_share must lie in [0, 0.5), got {self.min_share}")
         if self.n_sign_flips < 1:
             raise ConfigError(f"n_sign_flips must be at least 1, got {self.n_sign_flips}")
-        if self.n_bootstrap < 0 or self.n_permutations < 0:
-            raise ConfigError("n_bootstrap and n_permutations must not be negative")
+        if self.n_bootstrap < 0 or self.n_permutations < 0 or self.n_simulations < 0:
+            raise ConfigError("n_bootstrap, n_simulations and n_permutations must not be negative")
         if not 0.0 < self.ci_level < 1.0:
             raise ConfigError(f"ci_level must lie in (0, 1), got {self.ci_level}")
         if not 0.0 < self.subsample_fraction < 1.0:
@@ -138,6 +152,23 @@ class AnalysisConfig:
             fraction=self.subsample_fraction,
             unit="generations",
         )
+
+    def srb_simulated(self) -> bool:
+        """Whether the SRB intervals are calibrated on simulations (``n_bootstrap=0``
+        switches every SRB interval off; ``n_simulations=0`` keeps the subsample one)."""
+        return self.n_simulations > 0 and self.n_bootstrap > 0
+
+    def simulated_interval_record(self) -> dict[str, Any]:
+        """How the SRB intervals are calibrated on simulations of the run's own data
+        (``n_simulations`` data sets per level; 0: the subsample interval instead)."""
+        return {
+            "interval_scheme": SIMULATED,
+            "interval_draws": self.n_simulations,
+            "interval_worlds_per_unit": CALIBRATION_WORLDS,
+            "interval_seed": self.seed,
+            "interval_level": self.ci_level,
+            "interval_unit": "data sets simulated from the run's fitted word model",
+        }
 
     def mean_interval_scheme(self) -> IntervalScheme:
         """How the interval of a mean of SRB scores across units is obtained: whole units
@@ -184,7 +215,12 @@ class AnalysisConfig:
                 "embeddings": str(name),
                 "n_bootstrap": self.n_bootstrap,
                 "ci_level": self.ci_level,
-                "interval": self.srb_interval_scheme().record(),
+                "n_simulations": self.n_simulations,
+                "interval": (
+                    self.simulated_interval_record()
+                    if self.srb_simulated()
+                    else self.srb_interval_scheme().record()
+                ),
                 "mean_interval": self.mean_interval_scheme().record(),
                 "n_permutations": self.n_permutations,
                 "paired": self.paired_settings(),

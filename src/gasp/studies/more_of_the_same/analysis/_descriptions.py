@@ -21,10 +21,9 @@ A unit takes part only when both associated genders reach ``min_samples``
 generations and ``min_share`` of its unspecified generations, and when it has
 generations naming women and men; the others are listed with the reason.
 
-Beyond the paper, each score gets an interval from subsamples (a share of the
-generations of each of the five groups drawn without replacement at two sizes, SRB
-recomputed, spread extrapolated to the full size; seeded; see :mod:`gasp.stats` notes and
-``docs/intervals.md``), the mean scores across units get an interval from resampled
+Beyond the paper, each score gets an interval calibrated on simulations of the run's
+own word model (:mod:`._simulated`, :mod:`._simulated_scores`; ``n_simulations``; with 0,
+from subsamples as before; seeded; ``docs/intervals.md``), the mean scores across units get
 units (occupations), and a permutation test shuffles the associated labels ``F``/``M``
 among each unit's associated generations (named word sets fixed) and recomputes both
 scores. Its statistic is the mean over units of ``score_F - score_M``; an associated
@@ -46,19 +45,16 @@ Tables (names from :mod:`gasp.results`):
     ``SRB(S_AM || S_F, S_M)``), score, ch_specified_F, ch_specified_M (Chamfer distances
     to the named-women and named-men word sets), n_words (candidate words with an
     embedding), n_words_specified_F, n_words_specified_M, n_generations (associated
-    generations of that gender), ci_low, ci_high (interval from subsamples, NaN
-    without them), boot_mean (mean of the subsample scores), n_bootstrap (subsamples
-    whose score was defined), interval_scheme, interval_draws, interval_seed (how the
-    interval was obtained), interval_note (why a score has no interval although
-    subsamples were drawn: the score is undefined, or defined in fewer than half of the
-    subsamples, whose marked set was empty in the others, or one of its three word sets
-    holds a single word with a vector; empty otherwise), reason
+    generations of that gender), ci_low, ci_high (the interval, NaN without one),
+    boot_mean, n_bootstrap (mean and number of the defined simulated or subsample
+    scores), interval_scheme, interval_draws, interval_seed (how the interval was
+    obtained), interval_note (why a score has no interval: the score is undefined, or
+    defined in fewer than half of the draws, or one of its three word sets holds a single
+    word with a vector, or the run's calibration failed; empty otherwise),
+    interval_factor, simulated_coverage, nominal_coverage, calibration_ratios (the run's
+    calibration: the factor ``c`` of ``score -+ c s*``, the simulated coverage of the
+    calibrated interval and of the uncalibrated one, the refitted worlds pooled), reason
     (empty when the score is defined, else why not).
-    The SRB score is not a smooth statistic: a with-replacement resample repeats
-    generations, which lets more words pass the threshold, and larger word sets have
-    smaller Chamfer distances, so such resamples lean toward 0. Subsamples repeat no
-    generation; their spread at two sizes, extrapolated to all generations, gives the
-    interval around the score.
     Next to the paper's score, the name-free variant (:mod:`._name_free`) removes person
     first names and explicit gender terms from ``S``, ``A`` and ``B`` alike, computed in
     the same pass: score_names_removed, ch_specified_F_names_removed,
@@ -96,7 +92,14 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError
-from gasp.stats import IntervalScheme, interval_or_reason, mean_interval, welch_t_test
+from gasp.stats import (
+    IntervalScheme,
+    calibration_ratios,
+    interval_or_reason,
+    mean_interval,
+    welch_t_test,
+    worlds_per_unit,
+)
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._multiplicity import (
     CHANCE_COLUMNS,
@@ -105,6 +108,10 @@ from gasp.studies.more_of_the_same.analysis._multiplicity import (
 )
 from gasp.studies.more_of_the_same.analysis._name_free import NAMES_REMOVED, PAPER, NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
+from gasp.studies.more_of_the_same.analysis._simulated_scores import (
+    calibrate_rows,
+    simulated_scores,
+)
 from gasp.studies.more_of_the_same.analysis._units import (
     MW_COLUMNS,
     UnitAnalysis,
@@ -132,6 +139,10 @@ _SRB_COLUMNS = [
     "interval_draws",
     "interval_seed",
     "interval_note",
+    "interval_factor",
+    "simulated_coverage",
+    "nominal_coverage",
+    "calibration_ratios",
     "reason",
     "score_names_removed",
     "ch_specified_F_names_removed",
@@ -276,12 +287,23 @@ def analyze_descriptions(
     names = NameFilter(config.extra_gender_terms, config.name_ratio)
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
     scheme = config.srb_interval_scheme()
+    simulated = config.srb_simulated()
+    first_draws: list[np.ndarray] = []
+    ratios: list[np.ndarray] = []
     for unit, tables, seed in zip(units, every, seeds, strict=False):
-        boot_rng, perm_rng = (np.random.default_rng(s) for s in seed.spawn(2))
+        boot_rng, perm_rng, sim_rng = (np.random.default_rng(s) for s in seed.spawn(3))
         analysis = UnitAnalysis(unit, applied, emb, names, tables)
         marked.append(analysis.marked_rows())
         word_sets[(unit.subject, unit.template)] = analysis.sets
-        boot = analysis.bootstrap(boot_rng)
+        if simulated:
+            sims = simulated_scores(
+                unit, applied, emb, sim_rng, config.n_simulations, worlds_per_unit(len(units))
+            )
+            boot = {g: sims[g].first for g in ("F", "M")}
+            first_draws.extend(boot[g] for g in ("F", "M"))
+            ratios.extend(calibration_ratios(sims[g].first, sims[g].second) for g in ("F", "M"))
+        else:
+            boot = analysis.bootstrap(boot_rng)
         perm[(unit.subject, unit.template)] = analysis.permutations(perm_rng)
         zeroed[(unit.subject, unit.template)] = {
             PAPER: (zero_if_empty(analysis.scores["F"]), zero_if_empty(analysis.scores["M"])),
@@ -296,7 +318,11 @@ def analyze_descriptions(
             removed = analysis.removed[g]
             b = boot[g][np.isfinite(boot[g])]
             sizes = {f"S_A{g}": sc.n_s, "S_F": sc.n_a, "S_M": sc.n_b}
-            lo, hi, note = interval_or_reason(float(sc.score), boot[g], scheme, sizes)
+            lo, hi, note = (
+                (float("nan"), float("nan"), "")
+                if simulated
+                else interval_or_reason(float(sc.score), boot[g], scheme, sizes)
+            )
             srb_rows.append(
                 {
                     "subject": unit.subject,
@@ -329,6 +355,8 @@ def analyze_descriptions(
                     "reason_names_removed": _free_reason(free.reason),
                 }
             )
+    if simulated:
+        calibrate_rows(srb_rows, first_draws, ratios, config)
     scores = pd.DataFrame(srb_rows, columns=_SRB_COLUMNS)
     tests: list[dict[str, object]] = []
     for template in sorted(scores["template"].unique()) if len(scores) else []:

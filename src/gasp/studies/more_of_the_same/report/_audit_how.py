@@ -6,12 +6,14 @@ sampling threshold, bootstrap and permutations) are worded from the saved settin
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
 from gasp.report import ReportWriter, Section, escape, item_html, layout_style, rules, word_button
 from gasp.results import AuditResults
+from gasp.stats import SIMULATED, describe_simulated
 from gasp.studies.more_of_the_same._tables import (
     CHANCE,
     EXCLUDED,
@@ -117,6 +119,25 @@ def no_interval_sentence(srb: pd.DataFrame | None) -> str:
     )
 
 
+def srb_interval_phrase(settings: Any, srb: pd.DataFrame | None) -> str:
+    """What the bars of Figure 3 are, worded from the saved settings: for intervals
+    calibrated on simulations, their number, the nominal level and the simulated coverage
+    the scores' rows record."""
+    srb_part = settings.get("srb") if isinstance(settings, Mapping) else None
+    record = srb_part.get("interval") if isinstance(srb_part, Mapping) else None
+    if not (isinstance(record, Mapping) and record.get("interval_scheme") == SIMULATED):
+        return rules.interval_phrase(settings)
+    if not record.get("interval_draws"):
+        return "no simulation was run, so there are no interval bars"
+    calibration: dict[str, Any] = {}
+    if srb is not None and len(srb) and "simulated_coverage" in srb.columns:
+        first = srb.iloc[0]
+        calibration = {k: first[k] for k in ("simulated_coverage", "calibration_ratios")}
+        notes = srb["interval_note"].fillna("").astype(str)
+        calibration["reason"] = next((n for n in notes if n), "")
+    return "bars: " + describe_simulated(record, calibration)
+
+
 def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
     settings = results.settings
     srb = results.get(SRB_SCORES)
@@ -132,7 +153,7 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
         f"({rules.embeddings_name(settings)}) to the words of prompts naming women minus that "
         "to the words of prompts naming men. It ranges from -2 to 2. Negative: closer to how "
         "the model describes named women; positive: closer to named men; "
-        f"{rules.interval_phrase(settings)}. Pink dots left of zero and green dots right of "
+        f"{srb_interval_phrase(settings, srb)}. Pink dots left of zero and green dots right of "
         "it mean that unprompted generations reproduce the gendered descriptions of prompted "
         "ones.",
     )
@@ -149,7 +170,7 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
             "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
             "marked words with an embedding; ci_low and ci_high bound the interval "
-            f"({rules.interval_phrase(settings).removeprefix('bars: ')}; "
+            f"({srb_interval_phrase(settings, srb).removeprefix('bars: ')}; "
             "interval_scheme, interval_draws and interval_seed repeat it per row); "
             "reason says why a score is missing. The columns ending in _names_removed hold "
             "the name-free variant; names_removed and gender_terms_removed count the words "
