@@ -10,13 +10,15 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.compare` compares analysed runs of one study;
 - :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.audit` package).
 
-Packages and layers (``tests/test_architecture.py`` keeps this true): the core
-(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``,
-``results``), the engine (``backends``, ``runner``, ``store``), ``studies`` (one
-package per study), ``report`` (the page framework), ``io`` and ``interop`` (other
-tools' files in, Inspect tasks out), ``pipeline`` (a run's steps, checks and
-outputs), ``audit`` (many runs, one scorecard), ``testing`` (mock backends and
-planted worlds) and ``cli`` (parses, calls the API, prints).
+Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
+package imports its own layer and those below): the base (``errors``), the core
+(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``, ``results``),
+the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools' files
+in), the report framework (``report``), ``studies`` (one package per study), the
+pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:
+Inspect tasks out; ``testing``: mock backends and planted worlds), ``audit`` (many
+runs, one scorecard), the public API above and ``cli`` (parses, calls the API, prints).
+The README's package table lists the same.
 """
 
 from __future__ import annotations
