@@ -203,7 +203,7 @@ CASES: list[tuple[str, str, str]] = [
     # analysis and report inputs
     ('analyze nothing',
      'analyze {tmp}/nothing',
-     'no run store at'),
+     'nothing does not exist: give a run folder'),
     ('analyze a table without --study',
      'analyze {tmp}/texts.csv',
      'name its study with --study'),

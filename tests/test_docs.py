@@ -39,15 +39,28 @@ def _linked_pages(markdown: str) -> set[str]:
     return set(re.findall(r"\]\(docs/([^)#\s]+\.md)(?:#[^)\s]*)?\)", markdown))
 
 
-def _table_packages(markdown: str) -> set[str]:
-    """Every ``gasp.x`` named in the first cell of a row of the README's package table."""
+def _table_rows(markdown: str) -> dict[str, str]:
+    """Every ``gasp.x`` named in the first cell of a row of the README's package table,
+    with the layer its second cell gives."""
     section = markdown.split("## How it is organised", 1)[1].split("\n## ", 1)[0]
-    names: set[str] = set()
+    rows: dict[str, str] = {}
     for line in section.splitlines():
         if line.startswith("| `gasp."):
-            first_cell = line.split("|")[1]
-            names.update(re.findall(r"`(gasp(?:\.\w+)+)`", first_cell))
-    return names
+            cells = line.split("|")
+            for name in re.findall(r"`(gasp(?:\.\w+)+)`", cells[1]):
+                rows[name] = cells[2].strip()
+    return rows
+
+
+def _architecture_layers() -> dict[str, str]:
+    """The layer of each package, as ``tests/test_architecture.py`` declares them."""
+    spec = importlib.util.spec_from_file_location(
+        "_architecture_rules", ROOT / "tests" / "test_architecture.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: layer for layer, names in module.LAYERS for name in names}
 
 
 def _source_packages() -> set[str]:
@@ -107,12 +120,22 @@ def test_readme_links_resolve() -> None:
 
 
 def test_readme_package_table_names_every_package() -> None:
-    listed = _table_packages(_readme())
+    listed = set(_table_rows(_readme()))
     present = _source_packages()
     assert {"gasp.audit", "gasp.interop", "gasp.io"} <= present
     assert len(present) >= 20
     assert present - listed == set(), "packages missing from the README's table"
     assert listed - present == set(), "the README's table names packages that do not exist"
+
+
+def test_readme_package_table_gives_the_architecture_layers() -> None:
+    layers = _architecture_layers()
+    wrong = {}
+    for name, layer in _table_rows(_readme()).items():
+        top = name.split(".")[1]
+        if layers.get(top) != layer:
+            wrong[name] = (layer, layers.get(top))
+    assert wrong == {}, "README layer != tests/test_architecture.py layer"
 
 
 def test_mkdocs_navigation_lists_every_page() -> None:

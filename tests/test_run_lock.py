@@ -123,11 +123,9 @@ def test_a_killed_holder_frees_the_folder_at_once(
     assert lock_holder(store) is None
     gate.open.set()
     capfd.readouterr()
-    start = time.monotonic()
     args = [*RUN[2:], "--base-url", server.base_url, "--out", str(out), *SKIP]
     assert gasp_exit_code(monkeypatch, *args) == 0
     assert "waiting" not in capfd.readouterr().err
-    assert time.monotonic() - start < 30
     assert _samples(store) == 8
     assert not lock_path(store).exists()
 

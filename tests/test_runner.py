@@ -407,14 +407,21 @@ def test_a_base_url_with_an_invalid_port_is_a_backend_error_without_its_secrets(
     tmp_path: Path,
 ) -> None:
     assert redact_url("http://user:secret@host:99999/v1?key=x") == "http://host/v1"
-    with pytest.raises(BackendError, match="invalid port") as info:
+    with pytest.raises(BackendError, match="invalid port"):
+        generate(
+            _study(),
+            "mock/echo",
+            tmp_path / "run.sqlite",
+            RunOptions(progress=False, base_url="http://host:99999/v1"),
+        )
+    with pytest.raises(ConfigError, match="query string") as refused:
         generate(
             _study(),
             "mock/echo",
             tmp_path / "run.sqlite",
             RunOptions(progress=False, base_url="http://host:99999/v1?key=secret"),
         )
-    assert "secret" not in str(info.value)
+    assert "secret" not in str(refused.value)
     assert not (tmp_path / "run.sqlite").exists()
 
 

@@ -10,23 +10,27 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.compare` compares analysed runs of one study;
 - :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.audit` package).
 
-Packages and layers (``tests/test_architecture.py`` keeps this true): the core
-(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``,
-``results``), the engine (``backends``, ``runner``, ``store``), ``studies`` (one
-package per study), ``report`` (the page framework), ``io`` and ``interop`` (other
-tools' files in, Inspect tasks out), ``pipeline`` (a run's steps, checks and
-outputs), ``audit`` (many runs, one scorecard), ``testing`` (mock backends and
-planted worlds) and ``cli`` (parses, calls the API, prints).
+Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
+package imports its own layer and those below): the base (``errors``), the core
+(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``, ``results``),
+the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools' files
+in), the report framework (``report``), ``studies`` (one package per study), the
+pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:
+Inspect tasks out; ``testing``: mock backends and planted worlds), ``audit`` (many
+runs, one scorecard), the public API above and ``cli`` (parses, calls the API, prints).
+The README's package table lists the same.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from gasp.errors import GaspError
 
+#: Type checkers take this as true; at run time nothing more is imported (``typing`` is
+#: left out on purpose: it would double the time of ``import gasp``).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from gasp._api import analyze, compare, run
     from gasp.pipeline import RunResult
 
@@ -47,6 +51,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 def __getattr__(name: str) -> Any:
     if name not in _LAZY:
         raise AttributeError(f"module 'gasp' has no attribute {name!r}")
+    import importlib
+
     module_name, attribute = _LAZY[name]
     module = importlib.import_module(module_name)
     return module if attribute is None else getattr(module, attribute)

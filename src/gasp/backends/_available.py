@@ -24,13 +24,24 @@ from gasp.errors import BackendError
 
 def served_models(base_url: str, api_key: str | None, timeout_s: float = 5.0) -> list[str] | None:
     """The model names the OpenAI-compatible server at ``base_url`` lists, or None when
-    it gives no usable list (no such endpoint, an error, an unexpected answer)."""
+    it gives no usable list (no such endpoint, an error, an unexpected answer).
+
+    The request carries the key, so it is the run's one cheap authenticated request: a
+    server that answers it 401 or 403 raises :class:`BackendError` (a wrong or missing
+    key) before any store exists."""
     request = urllib.request.Request(base_url.rstrip("/") + "/models")
     if api_key:
         request.add_header("Authorization", f"Bearer {api_key}")
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as answer:
             body: Any = json.loads(answer.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        if exc.code in (401, 403):
+            raise BackendError(
+                f"the server at {redact_url(base_url)} refused the API key (HTTP {exc.code}): "
+                "check the key in the variable named by --api-key-env"
+            ) from None
+        return None
     except (OSError, ValueError, urllib.error.URLError):
         return None
     data = body.get("data") if isinstance(body, Mapping) else None

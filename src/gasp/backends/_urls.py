@@ -24,10 +24,18 @@ def redact_url(url: str | None) -> str | None:
 def refuse_credentials(url: str) -> None:
     """Raise :class:`ConfigError` when ``url`` carries a user name or password
     (``https://user:pass@host/v1``): a key goes in an environment variable, never in a
-    URL that could be shown or stored."""
+    URL that could be shown or stored. A query string or fragment (``/v1?key=...``) is
+    refused too: request paths are appended to the base URL, which a query would swallow,
+    and a query is where a key would ride."""
     parts = urlsplit(url)
     if parts.username is not None or parts.password is not None:
         raise ConfigError(
             f"base URL {redact_url(url)} carries credentials (user:password@); give the key "
             "in an environment variable named by --api-key-env instead"
+        )
+    if parts.query or parts.fragment or url.rstrip().endswith(("?", "#")):
+        shown = redact_url(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
+        raise ConfigError(
+            f"base URL {shown}?... carries a query string or fragment; give the server's "
+            "base alone (http://host:port/v1) and any key in --api-key-env"
         )

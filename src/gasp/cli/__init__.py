@@ -13,6 +13,8 @@ from __future__ import annotations
 import sqlite3
 import sys
 
+import typer
+
 # Command modules: importing one registers its commands on ``app``.
 # (Add one import line per command module.)
 from gasp.cli import (
@@ -30,7 +32,13 @@ from gasp.cli import (
     _version,  # noqa: F401
 )
 from gasp.cli._app import app, one_line_help
-from gasp.cli._failures import BROKEN_PIPE_EXIT_CODE, OutputWatch, os_error_line, quiet_exit
+from gasp.cli._failures import (
+    BROKEN_PIPE_EXIT_CODE,
+    OutputWatch,
+    os_error_line,
+    quiet_exit,
+    usage_error_line,
+)
 from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
 
 one_line_help(app)
@@ -39,14 +47,22 @@ one_line_help(app)
 def main() -> None:
     """Entry point of the ``gasp`` script.
 
-    A :class:`~gasp.errors.GaspError`, or an operating system error (a folder that
-    cannot be created, a file that cannot be written), is one line on standard error
-    and exit status 2. Output cut short by its reader (``gasp ... | head``) ends
-    quietly with status 141, as a process stopped by SIGPIPE does.
+    A :class:`~gasp.errors.GaspError`, a usage error of the command line (an unknown
+    option, a value of the wrong kind, a missing option), or an operating system error
+    (a folder that cannot be created, a file that cannot be written), is one line on
+    standard error and exit status 2. Output cut short by its reader (``gasp ... |
+    head``) ends quietly with status 141, as a process stopped by SIGPIPE does.
     """
     output = OutputWatch()
     try:
-        app(standalone_mode=True)
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.TyperException as exc:  # the argument parser's errors
+        print(f"gasp: error: {usage_error_line(exc, sys.argv[1:])}", file=sys.stderr)
+        sys.exit(USER_ERROR_EXIT_CODE)
+    except typer.Abort:
+        print("Aborted!", file=sys.stderr)
+        sys.exit(1)
     except GaspError as exc:
         print(f"gasp: error: {exc}", file=sys.stderr)
         sys.exit(USER_ERROR_EXIT_CODE)

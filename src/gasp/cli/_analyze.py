@@ -109,8 +109,10 @@ def compare(
     from rich.console import Console
 
     from gasp.audit import compare_folders
+    from gasp.io import check_comparison_paths
     from gasp.pipeline import compare_runs, needs_scorecard
 
+    check_comparison_paths(runs, out)
     if needs_scorecard(runs):  # audit folders, or runs of several studies: the scorecard
         compare_folders(runs, out, label, level)
         typer.echo(str(out / "index.html"))

@@ -1,8 +1,10 @@
-"""How the command line ends when the system, not gasp, stops it.
+"""How the command line ends when the system, or the argument parser, stops it.
 
 An operating system error that reaches the command line (a folder that cannot be
-created, a read-only file) becomes one line naming the file; output whose reader went
-away (``gasp analyze RUN | head``) ends quietly, as a process stopped by SIGPIPE.
+created, a read-only file) becomes one line naming the file; a usage error of the
+argument parser (an unknown option, a value of the wrong kind) one line naming the
+command's help; output whose reader went away (``gasp analyze RUN | head``) ends
+quietly, as a process stopped by SIGPIPE.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+from collections.abc import Sequence
+from pathlib import Path
 
 #: Exit status after the reader of standard output went away (128 + SIGPIPE).
 BROKEN_PIPE_EXIT_CODE = 141
@@ -22,6 +26,26 @@ def os_error_line(exc: OSError) -> str:
         return reason
     target = f"{exc.filename} -> {exc.filename2}" if exc.filename2 is not None else exc.filename
     return f"{reason}: {target}"
+
+
+def usage_error_line(exc: Exception, args: Sequence[str]) -> str:
+    """One line for an error of the argument parser (Typer's copy of Click's
+    ``UsageError`` and kin): its message, where to read the command's options, and, when
+    an argument that starts with ``-`` names a file, how to pass it (after ``--``)."""
+    format_message = getattr(exc, "format_message", None)
+    message = " ".join((format_message() if callable(format_message) else str(exc)).split())
+    message = message.replace("Value error, ", "")
+    names: list[str] = []
+    ctx = getattr(exc, "ctx", None)
+    while ctx is not None and ctx.parent is not None:  # the root's name is the program's
+        names.insert(0, str(ctx.info_name))
+        ctx = ctx.parent
+    command = " ".join(["gasp", *names])
+    line = f"{message} (see '{command} --help')"
+    dashed = [a for a in args if a.startswith("-") and a != "-" and Path(a).exists()]
+    if getattr(exc, "option_name", None) and dashed:
+        line += f"; a file name that starts with '-' goes after '--': {command} ... -- {dashed[0]}"
+    return line
 
 
 def _is_devnull(fd: int) -> bool:

@@ -92,27 +92,25 @@ def generate_command(
     ] = False,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    from gasp.pipeline import GenerationOptions, select_study
+    from gasp.pipeline import generation_settings
     from gasp.runner import generate as run_generate
     from gasp.runner import summary_table
 
-    flags = {
-        "occupations": occupations,
-        "occupations_file": occupations_file,
-        "n": n,
-        "templates": templates,
-        "conditions": conditions,
-        "cap_factor": cap_factor,
-    }
-    selection, _, _ = select_study(study, flags, study_option)
-    generation = GenerationOptions.for_study(
-        selection,
-        max_tokens=max_tokens,
+    generation, _, _ = generation_settings(
+        study,
+        seed=seed,
+        study_options=study_option,
         temperature=temperature,
         top_p=top_p,
-        seed=seed,
+        max_tokens=max_tokens,
+        occupations=occupations,
+        occupations_file=occupations_file,
+        n=n,
+        templates=templates,
+        conditions=conditions,
+        cap_factor=cap_factor,
         max_concurrency=max_concurrency,
-        base_urls=tuple(base_url or ()),
+        base_urls=base_url,
         api_key_env=api_key_env,
         max_requests=max_requests,
         max_cost=max_cost,

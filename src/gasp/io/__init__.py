@@ -7,7 +7,9 @@ from gasp.io._run_folder import (
     RESULTS_DIR,
     STORE_FILE,
     RunPaths,
+    check_comparison_paths,
     locate_run,
+    missing_input_line,
     run_folder_paths,
 )
 from gasp.io._sources import (
@@ -47,10 +49,12 @@ __all__ = [
     "RunPaths",
     "TableRole",
     "TextTable",
+    "check_comparison_paths",
     "column_mapping",
     "format_of_source",
     "inspect_task",
     "locate_run",
+    "missing_input_line",
     "parse_assignments",
     "read_frame",
     "read_generations",

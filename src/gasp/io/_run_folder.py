@@ -8,10 +8,11 @@ beside it), or a results folder (``results.json``): ``X.results`` has its report
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gasp.errors import DataError
+from gasp.errors import ConfigError, DataError
 
 STORE_FILE = "run.sqlite"
 RESULTS_DIR = "results"
@@ -51,3 +52,55 @@ def locate_run(path: str | Path) -> RunPaths:
     if p.is_file():
         return RunPaths(p, p.with_name(p.name + ".results"), p.with_name(p.name + ".report"))
     raise DataError(f"no run at {p}: expected a run folder, a run store or a results folder")
+
+
+def _owned(paths: RunPaths) -> list[Path]:
+    """The folders and files a run's analysis owns (its run folder, if it has one)."""
+    parts = [paths.results, paths.report] + ([paths.store] if paths.store is not None else [])
+    parents = {p.resolve().parent for p in parts}
+    if paths.results == paths.report:
+        return [paths.results.resolve()]
+    if len(parents) == 1 and (paths.results.name == RESULTS_DIR):
+        return [parents.pop()]  # a run folder: everything inside it is the run's
+    return [p.resolve() for p in parts]
+
+
+def check_comparison_paths(runs: Sequence[str | Path], out: str | Path) -> None:
+    """Refuse a comparison that would overwrite one of its runs, or read one run twice.
+
+    ``out`` may be neither a run's folder (store, results or report) nor inside one, and
+    no run may be named twice (a run compared with itself shows nothing). Raises
+    :class:`~gasp.errors.ConfigError` before anything is read or written.
+    """
+    target = Path(out).resolve()
+    seen: dict[Path, str] = {}
+    for run in runs:
+        try:
+            paths = locate_run(run)
+        except DataError:  # an audit folder, or nothing yet: the folder itself is the run's
+            paths = RunPaths(None, Path(run), Path(run))
+        key = paths.results.resolve()
+        if key in seen:
+            raise ConfigError(f"{run} and {seen[key]} are the same run: compare two different runs")
+        seen[key] = str(run)
+        for owned in _owned(paths):
+            if target == owned or owned in target.parents:
+                raise ConfigError(
+                    f"--out {out} is inside run {run}: the comparison would overwrite it; "
+                    "choose a folder outside every run compared"
+                )
+
+
+def missing_input_line(name: str) -> str:
+    """What to say when the run or table ``name`` does not exist: what is read, and, for
+    a Hugging Face hub name (``hf://...``, ``owner/name``), that only saved folders are."""
+    line = (
+        f"{name} does not exist: give a run folder, a run store (.sqlite), a table of texts "
+        "(CSV, TSV, Parquet, JSON Lines, Excel) or an Inspect or lm-eval log"
+    )
+    if name.startswith("hf:/") or (name.count("/") == 1 and "." not in name):
+        line += (
+            "; a Hugging Face dataset is read from a folder saved with "
+            "datasets' save_to_disk, not by its hub name"
+        )
+    return line

@@ -51,6 +51,7 @@ from gasp.pipeline._run import (
     ProbeSettings,
     default_run_folder,
     execute_run,
+    generation_settings,
     prepare_run,
     run_settings,
 )
@@ -104,6 +105,7 @@ __all__ = [
     "execute_run",
     "export_run",
     "generation_note",
+    "generation_settings",
     "group_column_name",
     "make_folder",
     "marked_words_of_table",

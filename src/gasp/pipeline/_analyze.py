@@ -66,7 +66,7 @@ def analyze_source(
     results folder, or ``<file>.results`` beside a table). ``analysis`` holds the
     options of :func:`~gasp.pipeline.analysis_options`; those left unset take the
     values the run used, so re-analysing a run reproduces its results."""
-    from gasp.io import locate_run
+    from gasp.io import locate_run, missing_input_line
     from gasp.store import read_manifest
     from gasp.studies import get_study_type, study_type_of_manifest
 
@@ -80,7 +80,7 @@ def analyze_source(
             raise ConfigError("give the results folder of a DataFrame's analysis (out=...)")
         study_type, results = get_study_type(study), out
     elif not path.exists():
-        raise DataError(f"no run store at {path}")
+        raise DataError(missing_input_line(str(path)))
     elif is_texts(path, texts.fmt):
         study_type = study_of_texts(path, study, texts.fmt)
         results = out if out is not None else path.with_name(path.name + ".results")
@@ -140,10 +140,11 @@ def compare_runs(
 ) -> tuple[StudyType, tuple[str, ...]]:
     """Compare analysed runs of one study (for More of the Same: Table 14, Figure 4) into
     ``out`` with its report; the study and the summary lines."""
-    from gasp.io import locate_run
+    from gasp.io import check_comparison_paths, locate_run
 
     if len(runs) < 2:
         raise ConfigError("give two or more runs to compare")
+    check_comparison_paths(runs, out)
     kinds = {study_type_of_results(locate_run(r).results).name for r in runs}
     if len(kinds) > 1:
         raise ConfigError(

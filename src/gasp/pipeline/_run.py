@@ -90,6 +90,37 @@ def _pick(options: dict[str, Any], names: Iterable[str]) -> dict[str, Any]:
     return {name: options.pop(name) for name in names if name in options}
 
 
+def generation_settings(
+    study: str,
+    *,
+    quick: bool = False,
+    seed: int = 0,
+    study_options: OwnOptions = None,
+    temperature: float | None = None,
+    top_p: float | None = None,
+    max_tokens: int | None = None,
+    **options: Any,
+) -> tuple[GenerationOptions, dict[str, Any], dict[str, Any]]:
+    """The generation settings of a run from its options by name (the shape options
+    :data:`SHAPE_OPTIONS` and the runner's :data:`RUNNER_OPTIONS`): the settings, the
+    study's own options and the options left over (the analysis's)."""
+    rest = dict(options)
+    flags = {name: rest.pop(name, None) for name in SHAPE_OPTIONS}
+    runner = _pick(rest, RUNNER_OPTIONS)
+    if "base_urls" in runner:
+        runner["base_urls"] = tuple(runner["base_urls"] or ())
+    selection, own, quick_max_tokens = select_study(study, flags, study_options, quick=quick)
+    generation = GenerationOptions.for_study(
+        selection,
+        max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
+        temperature=temperature,
+        top_p=top_p,
+        seed=seed,
+        **runner,
+    )
+    return generation, own, rest
+
+
 def prepare_run(
     study: str,
     model: str,
@@ -114,25 +145,16 @@ def prepare_run(
     refused."""
     if examples_per_word < 1:
         raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
-    rest = dict(options)
-    flags = {name: rest.pop(name, None) for name in SHAPE_OPTIONS}
-    runner = _pick(rest, RUNNER_OPTIONS)
-    if "base_urls" in runner:
-        runner["base_urls"] = tuple(runner["base_urls"] or ())
+    decoding = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
+    given: dict[str, Any] = {"quick": quick, "seed": seed, "study_options": study_options}
+    given |= decoding
+    generation, own, rest = generation_settings(study, **given, **options)
     from gasp.pipeline._analysis import ANALYSIS_OPTIONS
 
     unknown = sorted(set(rest) - set(ANALYSIS_OPTIONS))
     if unknown:
         raise ConfigError(f"unknown run option {unknown[0]!r}")
-    selection, own, quick_max_tokens = select_study(study, flags, study_options, quick=quick)
-    generation = GenerationOptions.for_study(
-        selection,
-        max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
-        temperature=temperature,
-        top_p=top_p,
-        seed=seed,
-        **runner,
-    )
+    selection = generation.study
     if generation.batch:
         from gasp.runner import check_batch_model
 
@@ -207,6 +229,7 @@ __all__ = [
     "ProbeSettings",
     "default_run_folder",
     "execute_run",
+    "generation_settings",
     "prepare_run",
     "run_settings",
 ]

@@ -9,7 +9,7 @@ associates genders.
 """
 
 from gasp.report import rules
-from gasp.report._figures import new_figure, outside_legend, save_figure
+from gasp.report._figures import error_bars, new_figure, outside_legend, save_figure
 from gasp.report._html import (
     Section,
     TableStyle,
@@ -50,6 +50,7 @@ __all__ = [
     "add_manifest",
     "add_other_tables",
     "colour_scale",
+    "error_bars",
     "escape",
     "figure_html",
     "html_table",

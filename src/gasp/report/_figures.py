@@ -2,7 +2,9 @@
 
 Study sections draw their figures with :func:`new_figure`, give them a legend with
 :func:`outside_legend` (above the axes, where it cannot cover data) and write them with
-:func:`save_figure`, which returns the PNG bytes for embedding in the page.
+:func:`save_figure`, which returns the PNG bytes for embedding in the page. Error bars
+are drawn from an estimate and its interval through :func:`error_bars`, the one place
+that turns an interval into bar lengths.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import matplotlib as mpl
+import numpy as np
+import numpy.typing as npt
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 
@@ -28,6 +32,24 @@ def new_figure(width: float, height: float) -> Figure:
     """An empty figure in the report's style (constrained layout)."""
     with mpl.rc_context(_RC):
         return Figure(figsize=(width, height), layout="constrained")
+
+
+def error_bars(
+    estimate: npt.ArrayLike, low: npt.ArrayLike, high: npt.ArrayLike, scale: float = 1.0
+) -> np.ndarray:
+    """The (2, n) lengths of the error bars of ``estimate`` from its interval
+    ``[low, high]``, times ``scale`` (100 for percentages), as matplotlib's ``xerr`` and
+    ``yerr`` take them.
+
+    Every length is finite and non-negative: an interval that misses its estimate by a
+    rounding error (a share of 0 or 1) or by design (a percentile interval) gets a bar of
+    length 0 on that side, and a missing bound (NaN) no bar, so any valid result draws.
+    """
+    est = np.asarray(estimate, dtype=float)
+    below = scale * (est - np.asarray(low, dtype=float))
+    above = scale * (np.asarray(high, dtype=float) - est)
+    lengths = np.vstack([np.ravel(below), np.ravel(above)])
+    return np.clip(np.nan_to_num(lengths, nan=0.0, posinf=0.0, neginf=0.0), 0.0, None)
 
 
 def outside_legend(fig: Figure, fontsize: float = 7, ncols: int | None = None) -> Legend | None:

@@ -10,6 +10,7 @@ from gasp.runner._batch import BATCH_PROVIDERS, BatchRun, check_batch_model
 from gasp.runner._items import (
     CAPPED,
     COMPLETE,
+    MAX_PLANNED_REQUESTS,
     NEED,
     SKIPPED,
     Decision,
@@ -65,6 +66,7 @@ __all__ = [
     "COMPLETE",
     "DEFAULT_BATCH_POLL_S",
     "DEFAULT_PROGRESS_INTERVAL_S",
+    "MAX_PLANNED_REQUESTS",
     "NEED",
     "PROGRESS_INTERVAL_ENV",
     "SKIPPED",

@@ -16,6 +16,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from gasp.errors import ConfigError
 
+#: The most requests one run may plan (its items' largest sample counts, summed). The
+#: runner holds an entry of about 200 bytes per planned request (the queue and the set
+#: of samples asked for), so this bounds a run's memory at about a gigabyte; a larger
+#: study is split into several runs (for example by occupations or templates).
+MAX_PLANNED_REQUESTS = 5_000_000
+
 NEED = "need"
 COMPLETE = "complete"
 SKIPPED = "skipped"
@@ -178,6 +184,17 @@ class StudyPlan:
             if item.key in seen:
                 raise ConfigError(f"study {self.name!r} has two items with key {item.item_id}")
             seen.add(item.key)
+        planned = self.planned_requests()
+        if planned > MAX_PLANNED_REQUESTS:
+            raise ConfigError(
+                f"study {self.name!r} plans {planned:,} requests ({len(self.items):,} items, "
+                f"up to {max(item.n for item in self.items):,} samples each); one run holds "
+                f"at most {MAX_PLANNED_REQUESTS:,}: lower --n or split the run"
+            )
+
+    def planned_requests(self) -> int:
+        """The most requests the plan can make: each item's largest sample count, summed."""
+        return sum(self.stopping.start(item).bounds()[1] for item in self.items)
 
     def to_plan(self) -> StudyPlan:
         """The plan itself (a plan is :class:`Plannable` too)."""

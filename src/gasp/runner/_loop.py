@@ -3,12 +3,14 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is recorded, buffered and committed in short transactions by this one writer, so a
-crash loses at most the uncommitted answers, which a resumed run requests again.
+is recorded, buffered and committed in short transactions by this one writer; a timer
+commits the buffer within :data:`MAX_COMMIT_DELAY_S` whether or not
+another answer follows, so a kill loses no older answer and a resume asks for none.
 """
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import sqlite3
@@ -34,6 +36,10 @@ from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
 
 Response = GenerationResponse | ScoreResponse
+
+#: The longest an answer waits in the buffer, whatever ``commit_interval_s`` says.
+MAX_COMMIT_DELAY_S = 0.5
+_MIN_TICK_S = 0.01  # the commit timer's shortest wait
 
 
 def failure_kind(response: Response) -> str:
@@ -99,6 +105,7 @@ class ItemLoop:
         self.scores: list[ScoreRecord] = []
         self.dirty: set[tuple[str, ...]] = set()
         self.last_flush = time.monotonic()
+        self.timer: asyncio.TimerHandle | None = None
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
@@ -155,6 +162,8 @@ class ItemLoop:
                     self.record(request, response)
                     self._maybe_flush()
             finally:
+                if self.timer is not None:
+                    self.timer.cancel()
                 self.flush()
             failed = False
         finally:
@@ -366,11 +375,17 @@ class ItemLoop:
     # -- writing
 
     def _maybe_flush(self) -> None:
-        if (
-            len(self.samples) + len(self.scores) >= self.opts.commit_rows
-            or time.monotonic() - self.last_flush >= self.opts.commit_interval_s
-        ):
+        buffered, wait = len(self.samples) + len(self.scores), time.monotonic() - self.last_flush
+        delay = min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
+        if (buffered or self.dirty) and (buffered >= self.opts.commit_rows or wait >= delay):
             self.flush()
+        elif buffered and self.timer is None:  # commit these even if no answer follows
+            loop = asyncio.get_running_loop()
+            self.timer = loop.call_later(max(_MIN_TICK_S, delay - wait), self._on_timer)
+
+    def _on_timer(self) -> None:
+        self.timer = None
+        self._maybe_flush()
 
     def flush(self) -> None:
         """Commit the buffered rows and the changed item states."""

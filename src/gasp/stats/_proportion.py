@@ -11,7 +11,8 @@ def wilson_interval(count: float, n: float, confidence: float = 0.95) -> tuple[f
     if n <= 0:
         return float("nan"), float("nan")
     low, high = proportion_confint(count, n, alpha=1 - confidence, method="wilson")
-    return max(0.0, float(low)), min(1.0, float(high))
+    share = count / n  # the interval holds its estimate (rounding can miss it at 0 and 1)
+    return max(0.0, min(float(low), share)), min(1.0, max(float(high), share))
 
 
 __all__ = ["wilson_interval"]

@@ -102,10 +102,10 @@ def _check_metrics(study: StudyType, results: Path) -> None:
 
 
 def _check_results(study: StudyType, results: Path) -> None:
-    from gasp.results import results_schema
+    from gasp.results import INDEX_FILE, results_schema
 
     part = "results schema"
-    index_file = results / "results.json"
+    index_file = results / INDEX_FILE
     if not index_file.is_file():
         raise _fail(part, f"the analysis wrote no {index_file.name} in {results}")
     index = _step(part, lambda: json.loads(index_file.read_text(encoding="utf-8")))

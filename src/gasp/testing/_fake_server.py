@@ -109,6 +109,8 @@ class FakeOpenAIServer:
             log-probabilities of the prompt's tokens from a scripted table
             (:mod:`gasp.testing._fake_prompt`); ``False`` ignores it.
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
+        hang_after: answer this many completion requests, then hang on every later one
+            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time.
     """
 
     def __init__(
@@ -127,6 +129,7 @@ class FakeOpenAIServer:
         serve_logprobs: bool = True,
         prompt_logprobs: bool = False,
         port: int = 0,
+        hang_after: int | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -149,6 +152,8 @@ class FakeOpenAIServer:
         self.logprobs = dict(sorted(logprobs.items(), key=lambda kv: -kv[1]))
         self.serve_logprobs = serve_logprobs
         self.prompt_logprobs = prompt_logprobs
+        self.hang_after = hang_after
+        self.answered_at: list[float] = []
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
@@ -310,6 +315,10 @@ class FakeOpenAIServer:
         if self.models is not None and model not in self.models:
             return error_reply(404, f"The model `{model}` does not exist.", "model_not_found")
         fault = self._draw_fault()
+        with self._lock:
+            hang = self.hang_after is not None and self.requests > self.hang_after
+        if hang:
+            await asyncio.Event().wait()  # until the server stops
         if self.latency_s > 0:
             await asyncio.sleep(self.latency_s)
         if fault == "rate_limit":
@@ -347,6 +356,8 @@ class FakeOpenAIServer:
             answer["choices"][0]["logprobs"] = self._chat_logprobs(text, top)
         if self.prompt_logprobs and body.get("prompt_logprobs") is not None:
             self._add_prompt_logprobs(answer, body, legacy)
+        with self._lock:
+            self.answered_at.append(time.monotonic())
         return web.json_response(answer)
 
     @staticmethod

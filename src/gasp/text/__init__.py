@@ -16,13 +16,14 @@ from gasp.text._pronouns import (
     remove_pronouns,
 )
 from gasp.text._slug import slug
-from gasp.text._tokenize import DocTermCounts, normalize, tokenize
+from gasp.text._tokenize import MAX_WORD_CHARS, DocTermCounts, normalize, tokenize
 
 __all__ = [
     "COUNT_CHUNK_SIZE",
     "FEMININE_PRONOUNS",
     "GENDER_TERMS",
     "MASCULINE_PRONOUNS",
+    "MAX_WORD_CHARS",
     "POSSESSIVE_DETERMINERS",
     "PRONOUNS",
     "SUBJECT_PRONOUNS",

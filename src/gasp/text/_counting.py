@@ -1,7 +1,8 @@
 """Counting the tokens of many texts into a sparse matrix, a chunk of texts at a time.
 
-:func:`count_words` gives exactly the counts of ``normalize(text).split()`` per text
-(the tokenizer of :mod:`gasp.text._tokenize`) while holding only one chunk of tokens
+:func:`count_words` gives exactly the counts of ``tokenize(text)`` per text
+(the tokenizer of :mod:`gasp.text._tokenize`, which drops tokens longer than
+``MAX_WORD_CHARS``) while holding only one chunk of tokens
 at a time and never looping over words in Python:
 
 * a chunk's texts are normalized together: the ASCII ones with one byte translation
@@ -31,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import scipy.sparse as sp
 
-from gasp.text._tokenize import _NON_LETTER, DocTermCounts, normalize
+from gasp.text._tokenize import _NON_LETTER, MAX_WORD_CHARS, DocTermCounts, normalize
 
 #: Texts counted per chunk by :func:`count_words` (bounds the tokens held at once).
 COUNT_CHUNK_SIZE = 20_000
@@ -110,7 +111,8 @@ class _Blocks:
         pieces = pc.split_pattern(docs, " ")
         tokens = pc.list_flatten(pieces)
         parents = pc.list_parent_indices(pieces)
-        kept = pc.not_equal(tokens, "")
+        lengths = pc.utf8_length(tokens)
+        kept = pc.and_(pc.greater(lengths, 0), pc.less_equal(lengths, MAX_WORD_CHARS))
         encoded = pc.dictionary_encode(tokens.filter(kept))
         del docs, pieces, tokens
         codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)

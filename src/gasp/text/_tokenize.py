@@ -3,6 +3,13 @@
 The tokenizer matches the published word lists of the seed papers: lowercase,
 split on whitespace, strip every non-letter from each token (``almond-shaped``
 becomes ``almondshaped``, ``she's`` becomes ``shes``), drop empty tokens.
+
+A token longer than :data:`MAX_WORD_CHARS` letters is not a word (the longest word of
+English dictionaries has 45 letters; the longest of wordfreq's English list, 34) but
+glued text, a data URI or a hostile answer, and is dropped here, once, for every
+statistic. This keeps every word list and vocabulary array of bounded width: a single
+answer of a million letters would otherwise make arrays of a million characters per
+vocabulary entry.
 """
 
 from __future__ import annotations
@@ -23,9 +30,14 @@ def normalize(text: str) -> str:
     return _NON_LETTER.sub("", text.lower())
 
 
+#: The longest token counted as a word; longer ones are dropped (see the module's docstring).
+MAX_WORD_CHARS = 50
+
+
 def tokenize(text: str) -> list[str]:
-    """Split ``text`` into the tokens used by every statistic of the package."""
-    return normalize(text).split()
+    """Split ``text`` into the tokens used by every statistic of the package (words of
+    at most :data:`MAX_WORD_CHARS` letters)."""
+    return [t for t in normalize(text).split() if len(t) <= MAX_WORD_CHARS]
 
 
 @dataclass(frozen=True)

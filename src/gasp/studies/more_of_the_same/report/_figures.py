@@ -16,7 +16,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from gasp.report import new_figure, outside_legend
+from gasp.report import error_bars, new_figure, outside_legend
 
 FEMALE = "#c2417a"
 MALE = "#2e8b57"
@@ -270,10 +270,9 @@ def srb_figure(srb: pd.DataFrame | None) -> Figure | None:
         yy = part["subject"].astype(str).map(pos).to_numpy(dtype=float) + offset
         score = part["score"].to_numpy(dtype=float)
         if _has(part, "ci_low", "ci_high"):
-            lo = np.clip(score - part["ci_low"].to_numpy(dtype=float), 0, None)
-            hi = np.clip(part["ci_high"].to_numpy(dtype=float) - score, 0, None)
+            lo, hi = part["ci_low"].to_numpy(dtype=float), part["ci_high"].to_numpy(dtype=float)
             bar = np.isfinite(lo) & np.isfinite(hi)
-            xerr = np.vstack([lo, hi])[:, bar]
+            xerr = error_bars(score, lo, hi)[:, bar]
         else:
             bar, xerr = np.ones(score.size, dtype=bool), None
         ax.errorbar(

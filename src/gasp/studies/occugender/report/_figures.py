@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import new_figure, outside_legend
+from gasp.report import error_bars, new_figure, outside_legend
 
 _COLOURS = {"female-dominated": "#b2182b", "male-dominated": "#2166ac"}
 
@@ -52,7 +52,7 @@ def gap_figure(summary: pd.DataFrame, approximate: bool) -> Figure | None:
         ax.errorbar(
             list(x),
             sub["gap_f"],
-            yerr=[sub["gap_f"] - sub["gap_low"], sub["gap_high"] - sub["gap_f"]],
+            yerr=error_bars(sub["gap_f"], sub["gap_low"], sub["gap_high"]),
             fmt="o",
             color="#333333",
             capsize=3,

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import ReportWriter, new_figure
+from gasp.report import ReportWriter, error_bars, new_figure
 from gasp.results import AuditResults
 from gasp.studies.pronoun_pairs._narrative_compare import COMPARE_SHARES, COMPARE_TESTS, GENDERS
 from gasp.studies.pronoun_pairs.report._common import pct, pct_ci
@@ -40,10 +40,9 @@ def female_figure(shares: pd.DataFrame) -> Figure | None:
     step = 0.6 / max(1, len(runs))
     for i, run in enumerate(runs):
         rows = part[part["run"] == run].set_index("profession").reindex(professions)
-        share = 100 * rows["female_share"].to_numpy(float)
-        low = share - 100 * rows["female_share_low"].to_numpy(float)
-        high = 100 * rows["female_share_high"].to_numpy(float) - share
-        ax.errorbar(share, y + i * step - 0.3 + step / 2, xerr=[low, high], fmt="o", label=run)
+        share = rows["female_share"].to_numpy(float)
+        err = error_bars(share, rows["female_share_low"], rows["female_share_high"], 100)
+        ax.errorbar(100 * share, y + i * step - 0.3 + step / 2, xerr=err, fmt="o", label=run)
     ax.set_yticks(y, professions)
     ax.set_xlim(0, 100)
     ax.set_xlabel("stories with a female protagonist (%)")

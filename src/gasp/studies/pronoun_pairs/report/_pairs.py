@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from gasp.report import ReportWriter, new_figure, outside_legend
+from gasp.report import ReportWriter, error_bars, new_figure, outside_legend
 from gasp.results import AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.pronoun_pairs._examples import cell_key
@@ -86,9 +86,7 @@ def figure4(table: pd.DataFrame, value: str = "inconsistent") -> Figure | None:
         heights = 100 * part[value].to_numpy(float)
         err = None
         if f"{value}_low" in part:
-            low = 100 * part[f"{value}_low"].to_numpy(float)
-            high = 100 * part[f"{value}_high"].to_numpy(float)
-            err = np.vstack([np.clip(heights - low, 0, None), np.clip(high - heights, 0, None)])
+            err = error_bars(heights, 100 * part[f"{value}_low"], 100 * part[f"{value}_high"])
         ax.bar(x + i * width - 0.4 + width / 2, heights, width, yerr=err, capsize=2, label=model)
     ax.set_xticks(x, templates, rotation=30, ha="right")
     ax.set_ylabel("inconsistent triples (%)")

@@ -1,0 +1,135 @@
+"""Benchmark: hostile inputs through the ``gasp`` command line, as a new user types them.
+
+Run ``python bench/bench_hostile.py`` (``--only WORD`` keeps the cases whose name holds
+WORD). Each case runs ``python -m gasp ...`` in a fresh folder and must be refused: exit
+status 2, one ``gasp: error:`` line on standard error, no traceback, and no file created
+or changed. Prints one row per case and three totals, tracebacks, multi-line refusals and
+writes, whose target is 0, 0, 0 (the exit status is the count of failing cases).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from gasp.testing import FakeOpenAIServer
+
+Case = tuple[str, Callable[[Path, str], list[str]]]
+MOCK = ["-m", "mock/personas", "--quick"]
+
+
+def _runs(root: Path) -> None:
+    """Two analysed-looking run folders, ``a`` and ``b``."""
+    for name in ("a", "b"):
+        (root / name / "results").mkdir(parents=True)
+        (root / name / "results" / "results.json").write_text("{}")
+        (root / name / "run.sqlite").write_bytes(b"")
+
+
+def _files(root: Path) -> None:
+    _runs(root)
+    (root / "-data.csv").write_text("text\nhello\n")
+    (root / "two.csv").write_text("text,text\na,b\n")
+    with zipfile.ZipFile(root / "log.zip", "w") as z:
+        z.writestr("hello.txt", "not an Inspect log")
+
+
+CASES: list[Case] = [
+    ("level not a number", lambda r, u: ["audit", "--level", "abc"]),
+    ("n not a number", lambda r, u: ["run", "pronoun-pairs", "--n", "abc"]),
+    ("unknown option", lambda r, u: ["run", "pronoun-pairs", "--bogus"]),
+    ("compare without --out", lambda r, u: ["compare", "a", "b"]),
+    ("unknown --skip", lambda r, u: ["run", "pronoun-pairs", "--skip", "bogus"]),
+    ("unknown --what", lambda r, u: ["export", "--what", "bogus", "a/run.sqlite", "x.csv"]),
+    ("unknown command", lambda r, u: ["nosuch"]),
+    ("file name with a dash", lambda r, u: ["analyze", "-data.csv"]),
+    (
+        "n of 10^20",
+        lambda r, u: ["run", "pronoun-pairs", *MOCK, "--n", "1" + "0" * 20],
+    ),
+    (
+        "n of 10^9",
+        lambda r, u: ["run", "pronoun-pairs", *MOCK, "--n", "1000000000"],
+    ),
+    ("compare into an input", lambda r, u: ["compare", "a", "b", "--out", "a"]),
+    ("compare into a run's results", lambda r, u: ["compare", "a", "b", "--out", "b/results/x"]),
+    ("compare a run with itself", lambda r, u: ["compare", "a", "a/results", "--out", "c"]),
+    (
+        "wrong API key",
+        lambda r, u: [
+            "run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
+            "--base-url", u, "--api-key-env", "GASP_BENCH_WRONG_KEY", "--out", "run",
+        ],
+    ),
+    (
+        "base URL with a query",
+        lambda r, u: [
+            "run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
+            "--base-url", u + "?key=1", "--out", "run",
+        ],
+    ),
+    ("missing table", lambda r, u: ["analyze", "missing.csv", "--study", "narratives"]),
+    ("zip not an Inspect log", lambda r, u: ["analyze", "log.zip", "--study", "narratives"]),
+    ("missing run to compare", lambda r, u: ["compare", "a", "nowhere", "--out", "c"]),
+    ("negative n", lambda r, u: ["run", "pronoun-pairs", "-m", "mock/personas", "--n", "-3"]),
+]  # fmt: skip
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    out = {}
+    for folder, _dirs, files in os.walk(root):
+        for name in files:
+            p = Path(folder) / name
+            st = p.stat()
+            out[str(p.relative_to(root))] = (st.st_size, st.st_mtime_ns)
+        out[str(Path(folder).relative_to(root)) + "/"] = (0, 0)
+    return out
+
+
+def main() -> int:
+    """Run every case; print a row each and the totals; return the number failing."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", default="", help="keep the cases whose name holds this")
+    args = parser.parse_args()
+    env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong"}
+    tracebacks = multiline = writes = failing = 0
+    with FakeOpenAIServer(api_key="right", models=["fake"]) as server:
+        for name, make in CASES:
+            if args.only not in name:
+                continue
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp)
+                _files(root)
+                before = _snapshot(root)
+                start = time.monotonic()
+                result = subprocess.run(
+                    [sys.executable, "-m", "gasp", *make(root, server.base_url)],
+                    cwd=root, env=env, capture_output=True, text=True, timeout=300,
+                )  # fmt: skip
+                seconds = time.monotonic() - start
+                lines = result.stderr.strip().splitlines()
+                traced = "Traceback" in result.stderr
+                one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
+                wrote = _snapshot(root) != before
+                tracebacks += traced
+                multiline += not one_line
+                writes += wrote
+                ok = result.returncode == 2 and one_line and not traced and not wrote
+                failing += not ok
+                shown = lines[0][:110] if lines else "(nothing on standard error)"
+                print(f"{'ok  ' if ok else 'FAIL'} {name:32s} exit {result.returncode} "
+                      f"{seconds:5.1f} s  {shown}")  # fmt: skip
+    print(f"tracebacks: {tracebacks}  multi-line refusals: {multiline}  writes: {writes}")
+    print("target: 0, 0, 0")
+    return failing
+
+
+if __name__ == "__main__":
+    sys.exit(main())
