@@ -240,7 +240,7 @@ def test_cli_analyze_missing_store(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(app, ["analyze", str(tmp_path / "nope.sqlite")])
     assert result.exit_code != 0
-    assert "no run store" in str(result.exception) + result.output
+    assert "does not exist" in str(result.exception) + result.output
 
 
 def test_estimator_twin_matches_the_function(planted: pd.DataFrame) -> None:

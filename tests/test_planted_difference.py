@@ -55,7 +55,7 @@ def test_word_tables_put_planted_words_in_both(planted_results: AuditResults) ->
 
 def test_bootstrap_intervals_are_reported(planted_results: AuditResults) -> None:
     scores = planted_results["srb_scores"]
-    assert (scores["n_bootstrap"] == 5).all()
+    assert (scores["n_bootstrap"] == AnalysisConfig().n_simulations).all()  # calibrated
     assert (scores["ci_low"] <= scores["ci_high"]).all()
     # Resampled scores keep the direction of the planted difference on average.
     boot = scores.groupby("gender")["boot_mean"].mean()

@@ -21,7 +21,9 @@ class CharTokenizer:
 
     bos_token_id = None
 
-    def __call__(self, text: str, add_special_tokens: bool = True) -> dict[str, list[int]]:
+    def __call__(self, text: str | list[str], add_special_tokens: bool = True) -> dict[str, Any]:
+        if isinstance(text, list):
+            return {"input_ids": [[ord(c) for c in one] for one in text]}
         return {"input_ids": [ord(c) for c in text]}
 
     def apply_chat_template(self, messages: list[dict[str, str]], **kwargs: Any) -> str:
