@@ -142,7 +142,9 @@ def test_report_imports_no_store_association_or_analysis_internals() -> None:
     assert files
     for path in files:
         for name in _imports(path):
-            if name in ("gasp.text", "gasp.text.slug") and _only_slug_from_text(path):  # the one naming rule for anchors; no tokenizing
+            if name in ("gasp.text", "gasp.text.slug") and _only_slug_from_text(
+                path
+            ):  # the one naming rule for anchors; no tokenizing
                 continue
             assert not name.startswith(FORBIDDEN), f"{path.name} imports {name}"
             assert not name.startswith("gasp.studies.more_of_the_same.analysis"), (

@@ -140,7 +140,9 @@ def test_planted_words_are_found_with_the_study_fdr() -> None:
     samples = synthetic_samples(
         12, templates=("persona",), n_unspecified=250, seed=4, planted=PLANTED, planted_rate=0.5
     )
-    config = AnalysisConfig(min_samples=20, n_bootstrap=2, n_simulations=0, n_permutations=3, **STUDY)  # type: ignore[arg-type]
+    config = AnalysisConfig(
+        min_samples=20, n_bootstrap=2, n_simulations=0, n_permutations=3, **STUDY
+    )  # type: ignore[arg-type]
     results = analyze_samples(samples, None, config, embeddings=random_embeddings())
     marked = results["marked_words"]
     found = 0
