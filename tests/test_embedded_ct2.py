@@ -250,9 +250,9 @@ def test_seeded_sampling_is_reproducible_and_greedy_deterministic(embedded: Any)
 def test_scores_stay_exact_on_the_transformers_model(
     embedded: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    embedded.load_generator()  # the conversion is cached now
-    monkeypatch.setattr(_hf, "_CACHE", {})  # a later start: nothing loaded
-    monkeypatch.setattr(_ct2, "_CONVERTED", {})
+    monkeypatch.setattr(_ct2, "_CONVERTED", {})  # a later start: the conversion is read
+    embedded.load_generator()  # from the cache (made again if another process cleared it)
+    monkeypatch.setattr(_hf, "_CACHE", {})  # nothing of transformers loaded
     embedded._generate_sync(_requests(0.0, 2, seed=1))
     assert _hf._CACHE == {}  # generating alone never loads the transformers model
     requests = [
