@@ -29,18 +29,20 @@ def write_junit(
     suites = ET.Element("testsuites", name="gasp audit")
     by_study: dict[str, ET.Element] = {}
     counts: dict[str, list[int]] = {}
-    for row in card.comparison_rows:
-        study = row["study"]
+
+    def add_case(study: str, name: str) -> ET.Element:
+        """A test case in ``study``'s suite (made on its first case), counted."""
         if study not in by_study:
             by_study[study] = ET.SubElement(suites, "testsuite", name=f"gasp audit {study}")
             counts[study] = [0, 0, 0]
-        case = ET.SubElement(
-            by_study[study],
-            "testcase",
-            classname=f"gasp.audit.{study}",
-            name=f"{row['metric']} [{row['model']} vs {row['baseline']}]",
-        )
         counts[study][0] += 1
+        return ET.SubElement(
+            by_study[study], "testcase", classname=f"gasp.audit.{study}", name=name
+        )
+
+    for row in card.comparison_rows:
+        study = row["study"]
+        case = add_case(study, f"{row['metric']} [{row['model']} vs {row['baseline']}]")
         detail = (
             f"{row['quantity']}: difference {row['difference']} "
             f"[{row['ci_low']}, {row['ci_high']}], {row['test']}, p = {row['p_value']}, "
@@ -60,16 +62,7 @@ def write_junit(
     n_errors: dict[str, int] = {}
     for error in errors:
         study = error.study
-        if study not in by_study:
-            by_study[study] = ET.SubElement(suites, "testsuite", name=f"gasp audit {study}")
-            counts[study] = [0, 0, 0]
-        case = ET.SubElement(
-            by_study[study],
-            "testcase",
-            classname=f"gasp.audit.{study}",
-            name=f"{study} [{error.model}]: {error.status}",
-        )
-        counts[study][0] += 1
+        case = add_case(study, f"{study} [{error.model}]: {error.status}")
         n_errors[study] = n_errors.get(study, 0) + 1
         ET.SubElement(case, "error", message=error.line(), type=error.status.replace(" ", "-"))
     for study, suite in by_study.items():
