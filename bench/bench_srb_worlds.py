@@ -176,6 +176,16 @@ def scores(run: PreparedRun, config: AnalysisConfig, vectors: Vectors) -> pd.Dat
     return analyze_descriptions(run, config, vectors).srb_scores
 
 
+def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's 95% interval of a binomial share ``hits / n`` (NaN bounds when ``n`` is 0)."""
+    if n == 0:
+        return float("nan"), float("nan")
+    p = hits / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return float(centre - half), float(centre + half)
+
+
 def cell(
     world: World, strength: float, args: argparse.Namespace, rng: np.random.Generator
 ) -> dict[str, object]:
@@ -221,7 +231,10 @@ def cell(
     return {
         "world": world.name,
         "strength": strength,
+        "replicates": args.replicates,
         "covers": hits / given if given else float("nan"),
+        "Wilson low": wilson(hits, given)[0],
+        "Wilson high": wilson(hits, given)[1],
         "intervals": given,
         "withheld": withheld / (given + withheld) if given + withheld else float("nan"),
         "undefined": undefined / (given + withheld + undefined) if given + withheld else 1.0,

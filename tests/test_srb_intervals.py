@@ -207,21 +207,49 @@ def test_calibration_ratio_is_the_factor_a_refitted_world_needs() -> None:
     assert np.isnan(calibration_ratios(first, mostly_undefined)).all()
 
 
-def test_calibrated_factor_is_the_quantile_of_the_ratios_never_below_nominal() -> None:
+def test_calibrated_factor_is_the_conformal_quantile_of_the_ratios() -> None:
     ratios = np.arange(1, 101) / 20.0  # 0.05 ... 5.0
     cal = calibrate_simulated(ratios, 0.95)
-    assert cal.factor == pytest.approx(4.8)  # the 95th of 100 ("higher" quantile)
-    brute = np.mean([r <= max(np.quantile(np.delete(ratios, i), 0.95, method="higher"),
-                               cal.nominal_factor) for i, r in enumerate(ratios)])  # fmt: skip
+    assert cal.factor == pytest.approx(4.8)  # the 96th of 100: ceil(0.95 * 101)
+    # left out: the factor of the 99 others is their 95th (ceil(0.95 * 100))
+    brute = np.mean([r <= np.sort(np.delete(ratios, i))[int(np.ceil(0.95 * 100)) - 1]
+                     for i, r in enumerate(ratios)])  # fmt: skip
     assert cal.coverage == pytest.approx(brute)
+    assert cal.coverage == pytest.approx(0.95)
     assert cal.nominal_factor == pytest.approx(1.959964, rel=1e-5)
     assert cal.nominal_coverage == pytest.approx(np.mean(ratios <= cal.nominal_factor))
-    small = calibrate_simulated(np.full(50, 0.2), 0.95)  # never narrower than nominal
-    assert small.factor == pytest.approx(small.nominal_factor) and small.reason == ""
+    # worlds whose spread over-states the variation narrow the interval below 1.96
+    small = calibrate_simulated(np.linspace(0.0, 1.0, 41), 0.95)
+    assert small.factor == pytest.approx(0.975) and small.reason == ""
+    assert small.nominal_coverage == 1.0
     few = calibrate_simulated(np.ones(MIN_CALIBRATION_WORLDS - 1), 0.95)
     assert np.isnan(few.factor) and few.reason.startswith(f"only {MIN_CALIBRATION_WORLDS - 1}")
     wild = np.r_[np.full(40, 0.1), np.full(10, np.inf)]  # a fifth of the worlds never covered
     assert calibrate_simulated(wild, 0.95).reason.startswith("the calibrated interval covered")
+
+
+@pytest.mark.parametrize("inflation", [0.5, 2.0])
+def test_calibration_undoes_a_fitted_world_that_misstates_the_spread(inflation: float) -> None:
+    # A score N(mu, sd) whose fitted world spreads it by ``inflation`` times sd, and whose
+    # refitted worlds spread theirs by the same factor again: the calibrated factor is about
+    # 1.96 / inflation and the interval covers the true mu in about 95% of runs.
+    rng = np.random.default_rng(11)
+    mu, sd, sims, worlds = 0.3, 0.05, 30, 6
+    hits, factors = [], []
+    for _ in range(200):
+        estimate = mu + sd * rng.standard_normal()
+        ratios, spreads = [], []
+        for _unit in range(8):  # the run pools its units' worlds
+            first = estimate + inflation * sd * rng.standard_normal(sims)
+            spreads.append(first)
+            second = first[:worlds, None] + inflation**2 * sd * rng.standard_normal((worlds, sims))
+            ratios.append(calibration_ratios(first, second))
+        cal = calibrate_simulated(np.concatenate(ratios), 0.95)
+        low, high, _ = simulated_interval(estimate, spreads[0], cal)
+        hits.append(low <= mu <= high)
+        factors.append(cal.factor)
+    assert np.median(factors) == pytest.approx(1.96 / inflation, rel=0.15)
+    assert 0.91 <= np.mean(hits) <= 0.99
 
 
 def test_simulated_interval_is_the_calibrated_multiple_of_the_simulated_spread() -> None:
@@ -318,6 +346,10 @@ def test_the_study_calibrates_its_intervals_and_says_so(tmp_path: Path) -> None:
     phrase = srb_interval_phrase(settings, scores)
     assert phrase.startswith("bars: intervals calibrated on 12 simulations of this run's data")
     assert f"nominal 95%, simulated coverage {coverage * 100:.0f}%" in phrase
+    factor = float(scores["interval_factor"].iloc[0])
+    nominal = float(scores["nominal_coverage"].iloc[0])
+    assert f"(score ± {factor:.2f} simulated SDs; the uncalibrated ± 1.96 would have " in phrase
+    assert f"covered {nominal * 100:.0f}%)" in phrase
     again = analyze_samples(samples, None, config, embeddings=random_embeddings())["srb_scores"]
     pd.testing.assert_frame_equal(scores, again)  # seeded
     saved = AuditResults(tables={"srb_scores": scores}, meta={"settings": settings})

@@ -11,14 +11,15 @@ others. Here the run's own word model is fitted and simulated (the caller does t
   data sets are drawn from each: the interval a refitted world gives its data set can
   be checked against the known ``mu*``.
 
-The interval is ``estimate -+ c s*``. ``c`` is the ``level`` quantile of the factors the
-level-two worlds need to cover ``mu*`` (``|theta*_j - mu*| / s**_j``), pooled over the
-scores of the run (:func:`calibration_ratios`, :func:`calibrate_simulated`), and never
-below the normal quantile of the uncalibrated interval (1.96 at 95%): the calibration
-widens an interval where the simulated worlds show that it must, and a few pooled
-worlds do not narrow it. The run's simulated coverage is measured out of sample: the
-share of the pooled worlds covered by the factor calibrated on all the others (leave one
-out). Where fewer than :data:`MIN_CALIBRATION_WORLDS` worlds are defined, or that
+The interval is ``estimate -+ c s*``. ``c`` is the split-conformal quantile (the
+``ceil(level (n + 1))``-th smallest) of the factors the ``n`` level-two worlds need to
+cover ``mu*`` (``|theta*_j - mu*| / s**_j``), pooled over the scores of the run
+(:func:`calibration_ratios`, :func:`calibrate_simulated`): narrower than the normal
+quantile (1.96 at 95%) where the simulated worlds show that ``s*`` over-states the
+score's variation, wider where it under-states it. The run's simulated coverage is
+measured out of sample: the share of the pooled worlds covered by the factor calibrated
+on all the others (leave one out). Where fewer than :data:`MIN_CALIBRATION_WORLDS`
+worlds are defined, or that
 coverage stays below :data:`MIN_SIMULATED_COVERAGE`, or no finite factor covers, every
 interval is withheld with the reason.
 """
@@ -131,8 +132,14 @@ def calibration_ratios(first: np.ndarray, second: np.ndarray) -> np.ndarray:
     return np.where((share >= MIN_SIMULATED_SHARE) & np.isfinite(sd), ratio, np.nan)
 
 
-def _quantile(values: np.ndarray, level: float) -> float:
-    return float(np.quantile(values, level, method="higher"))
+def _conformal_rank(n: int, level: float) -> int:
+    """The rank (1-based) of the factor among ``n`` sorted ratios: ``ceil(level (n + 1))``.
+
+    A new ratio exchangeable with the ``n`` is at most the ratio of that rank with
+    probability at least ``level`` (the split-conformal quantile); above ``n`` no ratio of
+    the ``n`` is large enough.
+    """
+    return int(np.ceil(level * (n + 1) - 1e-9))
 
 
 def _nominal_factor(level: float) -> float:
@@ -140,20 +147,30 @@ def _nominal_factor(level: float) -> float:
     return float(stats.norm.ppf(0.5 + level / 2.0))
 
 
-def _left_out_coverage(ratios: np.ndarray, level: float, floor: float) -> float:
-    """Share of the ratios within the factor calibrated on all the others (leave one out)."""
+def _left_out_coverage(ratios: np.ndarray, level: float) -> float:
+    """Share of the ratios within the factor calibrated on all the others (leave one out).
+
+    Without ratio ``i`` the others' factor is their ``k``-th smallest, ``k`` the conformal
+    rank of ``n - 1`` ratios: ``r[k]`` of the sorted ``r`` when ``i`` sorts below it,
+    ``r[k - 1]`` otherwise; infinite when ``k`` exceeds ``n - 1``.
+    """
     r = np.sort(ratios)
     n = r.size
-    # Without ratio i the sorted others are r minus one entry; the "higher" quantile of
-    # n - 1 values at ``level`` is the k-th smallest of them, k = ceil(level (n - 2)).
-    k = int(np.ceil(level * (n - 2)))
+    k = _conformal_rank(n - 1, level)
+    if k > n - 1:
+        return 0.0
     index = np.arange(n)
-    factor = np.maximum(np.where(index <= k, r[min(k + 1, n - 1)], r[k]), floor)
+    factor = np.where(index < k, r[min(k, n - 1)], r[k - 1])
     return float(np.mean(np.isfinite(r) & (r <= factor)))
 
 
 def calibrate_simulated(ratios: np.ndarray, level: float = 0.95) -> SimulatedCalibration:
-    """The factor ``c`` of a run from its pooled ratios (:func:`calibration_ratios`)."""
+    """The factor ``c`` of a run from its pooled ratios (:func:`calibration_ratios`).
+
+    ``c`` is the smallest factor that covers ``level`` of the simulated worlds, narrower
+    than the normal quantile where the simulated worlds show that the spread ``s*``
+    over-states the score's variation, wider where it under-states it.
+    """
     r = np.asarray(ratios, dtype=np.float64).ravel()
     r = r[~np.isnan(r)]
     nominal = _nominal_factor(level)
@@ -165,8 +182,9 @@ def calibrate_simulated(ratios: np.ndarray, level: float = 0.95) -> SimulatedCal
             f"{MIN_CALIBRATION_WORLDS}): too few to calibrate an interval",
         )  # fmt: skip
     nominal_coverage = float(np.mean(np.isfinite(r) & (r <= nominal)))
-    coverage = _left_out_coverage(r, level, nominal)
-    factor = max(_quantile(r, level), nominal)
+    coverage = _left_out_coverage(r, level)
+    k = _conformal_rank(r.size, level)
+    factor = float(np.sort(r)[k - 1]) if k <= r.size else float("inf")
     reason = ""
     if coverage < MIN_SIMULATED_COVERAGE or not np.isfinite(factor):
         reason = (
@@ -222,20 +240,27 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
     """The report's sentence: simulations, refitted worlds, nominal level, simulated coverage.
 
     ``settings`` is the saved interval record, ``calibration`` the run's calibration
-    columns (``simulated_coverage``, ``calibration_ratios``, ``interval_factor``, and a
-    ``reason`` when every interval was withheld).
+    columns (``simulated_coverage``, ``calibration_ratios``, and where recorded
+    ``interval_factor`` and ``nominal_coverage``: the calibrated factor beside the share
+    the uncalibrated normal factor covers; a ``reason`` when every interval was withheld).
     """
     sims = int(settings.get("interval_draws") or 0)
     level = float(settings.get("interval_level") or 0.95)
     worlds = calibration.get("calibration_ratios")
-    raw = calibration.get("simulated_coverage")
-    coverage = float(raw) if raw is not None else float("nan")
+    coverage = _number(calibration.get("simulated_coverage"))
     measured = bool(np.isfinite(coverage))
     covered = (
         f"simulated coverage {coverage * 100:.0f}%"
         if measured
         else "no simulated coverage (" + str(calibration.get("reason") or "no score") + ")"
     )
+    factor = _number(calibration.get("interval_factor"))
+    nominal = _number(calibration.get("nominal_coverage"))
+    if measured and np.isfinite(factor) and np.isfinite(nominal):
+        covered += (
+            f" (score ± {factor:.2f} simulated SDs; the uncalibrated ± "
+            f"{_nominal_factor(level):.2f} would have covered {nominal * 100:.0f}%)"
+        )
     refitted = (
         f" and {int(worlds):,} worlds refitted on simulated data"
         if worlds is not None and np.isfinite(float(worlds))
@@ -245,3 +270,11 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
         f"intervals calibrated on {sims:,} simulations of this run's data per score"
         f"{refitted}; nominal {level * 100:.4g}%, {covered}; seed {settings.get('interval_seed')}"
     )
+
+
+def _number(value: Any) -> float:
+    """A recorded figure as a float (NaN when absent)."""
+    try:
+        return float(value) if value is not None else float("nan")
+    except (TypeError, ValueError):
+        return float("nan")

@@ -132,7 +132,8 @@ def srb_interval_phrase(settings: Any, srb: pd.DataFrame | None) -> str:
     calibration: dict[str, Any] = {}
     if srb is not None and len(srb) and "simulated_coverage" in srb.columns:
         first = srb.iloc[0]
-        calibration = {k: first[k] for k in ("simulated_coverage", "calibration_ratios")}
+        keys = ("simulated_coverage", "calibration_ratios", "interval_factor", "nominal_coverage")
+        calibration = {k: first[k] for k in keys if k in srb.columns}
         notes = srb["interval_note"].fillna("").astype(str)
         calibration["reason"] = next((n for n in notes if n), "")
     return "bars: " + describe_simulated(record, calibration)
