@@ -125,6 +125,8 @@ def calibration_ratios(first: np.ndarray, second: np.ndarray) -> np.ndarray:
         return np.full(worlds, np.nan)
     mu = float(np.nanmean(first))
     sd = _spread(second)
+    # a spread at rounding level is none: such a world never varies
+    sd = np.where(sd <= 1e-9 * max(1.0, abs(mu)), 0.0, sd)
     miss = np.abs(first[:worlds] - mu)
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(miss == 0, 0.0, miss / sd)
@@ -186,10 +188,17 @@ def calibrate_simulated(ratios: np.ndarray, level: float = 0.95) -> SimulatedCal
     k = _conformal_rank(r.size, level)
     factor = float(np.sort(r)[k - 1]) if k <= r.size else float("inf")
     reason = ""
+    stuck = float(np.mean(np.isinf(r)))
     if coverage < MIN_SIMULATED_COVERAGE or not np.isfinite(factor):
+        why = (
+            f"in {stuck:.0%} of the refitted worlds the score never varied yet missed the "
+            "simulated truth (a score that jumps between a few values), so no width covers"
+            if stuck > 1.0 - level
+            else "the scores vary too much between simulated worlds"
+        )
         reason = (
             f"the calibrated interval covered {coverage:.0%} of the simulated truths (below "
-            f"{MIN_SIMULATED_COVERAGE:.0%}): the scores vary too much between simulated worlds"
+            f"{MIN_SIMULATED_COVERAGE:.0%}): {why}"
         )
     return SimulatedCalibration(
         factor, nominal, nominal_coverage, coverage, int(r.size), level, reason
