@@ -246,7 +246,7 @@ def _inspect_log(path: Path, status: str, answered: int, model: str = "hf/org/mo
             epoch=1,
             input=[ChatMessageUser(content="Once upon a time there was a nurse called")],
             target="",
-            metadata={"profession": "nurse", "template": "once"},
+            metadata={"profession": "nurse", "template": "once", "text": "a field"},
             output=ModelOutput.from_content(model=model, content=STORIES[i % 3]),
         )
         for i in range(answered)
@@ -275,7 +275,11 @@ def test_inspect_logs_that_did_not_succeed_warn_or_are_refused(
     assert "inspect eval-retry" in line
     ok = _inspect_log(tmp_path / "ok.eval", "success", 2)
     assert gasp_exit_code(monkeypatch, "analyze", str(ok), "--out", str(tmp_path / "s")) == 0
-    assert capsys.readouterr().err == ""
+    printed = capsys.readouterr()
+    assert printed.err == ""
+    assert "metadata field 'text' kept as 'metadata_text'" in printed.out
+    table = AuditResults.load(tmp_path / "s")["narrative_table4"].set_index("profession")
+    assert table.loc["nurse", "Overall"] == 0.5  # the answers (Sarah, Tom), not the field
 
 
 def test_a_zip_that_is_not_an_inspect_log_says_what_was_expected(

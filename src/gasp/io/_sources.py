@@ -33,6 +33,9 @@ _EXTRA_MODULE = {INSPECT: "inspect_ai", HF_DATASET: "datasets"}
 _LM_EVAL_NAME = re.compile(r"^samples_.+\.jsonl$")
 #: The first member of every Inspect AI ``.eval`` log.
 _INSPECT_START = "_journal/start.json"
+#: The columns an Inspect log's reader writes; a sample metadata field of one of these
+#: names is kept under ``metadata_<name>``.
+_INSPECT_OWN = ("prompt", "text", "model", "task", "sample_id", "epoch")
 
 
 def _require(fmt: str, path: Path) -> None:
@@ -123,12 +126,17 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
     ``text`` (the output's completion), ``model``, ``task``, ``sample_id``, ``epoch``,
     ``sample_index`` (epoch - 1 unless the metadata has one) and the sample metadata."""
     log = _read_inspect_log(path, header_only=False)
-    rows, failed = [], 0
+    rows, failed, renamed = [], 0, set()
     for sample in log.samples or ():
         if sample.error is not None:
             failed += 1
             continue
-        metadata = dict(sample.metadata or {})
+        metadata = {}
+        for key, value in (sample.metadata or {}).items():
+            if key in _INSPECT_OWN:  # the log's own value is read; the field is kept aside
+                renamed.add(key)
+                key = f"metadata_{key}"
+            metadata[key] = value
         metadata.setdefault("sample_index", sample.epoch - 1)
         rows.append(
             {
@@ -154,6 +162,7 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
         )
     if failed:
         notes.append(f"left out {failed} samples that ended in an error")
+    notes += [f"metadata field {k!r} kept as 'metadata_{k}'" for k in sorted(renamed)]
     frame = pd.DataFrame(rows)
     with contextlib.suppress(TypeError):  # sample ids of mixed types keep the log's order
         frame = frame.sort_values(["sample_id", "epoch"], kind="stable")
