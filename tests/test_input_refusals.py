@@ -347,3 +347,12 @@ def test_triples_cut_short_by_a_limit_are_counted_in_a_warning(
     assert "Inspect's --limit" in err[0]
     table = AuditResults.load(tmp_path / "cut.csv.results")["pairs_table3"]
     assert table.set_index("template").loc["Overall", "triples"] == 1
+
+
+def test_a_dataframe_with_two_text_columns_is_refused(tmp_path: Path) -> None:
+    import gasp
+
+    frame = pd.DataFrame([[s, "nurse", s] for s in STORIES], columns=["text", "profession", "text"])
+    with pytest.raises(DataError, match="a DataFrame has two columns named 'text'"):
+        gasp.analyze(frame, study="narratives", out=tmp_path / "r")
+    assert not (tmp_path / "r").exists()

@@ -113,17 +113,22 @@ def _header(file: Path, fmt: str) -> list[str]:
     return ["" if v != v else str(v) for v in row.iloc[0].tolist()] if len(row) else []
 
 
-def check_distinct_columns(file: Path, fmt: str) -> None:
-    """Refuse a table two of whose columns have one name: which of them a study would
-    read cannot be told (pandas renames the second ``name.1``; JSON keeps the last)."""
-    names = [n for n in _header(file, fmt) if n]
-    twice = sorted({n for n in names if names.count(n) > 1}, key=names.index)
+def refuse_repeated_names(names: Iterable[object], source: str) -> None:
+    """Refuse columns two of which have one name: which of them a study would read
+    cannot be told (pandas renames the second ``name.1``; JSON keeps the last)."""
+    written = [str(n) for n in names if str(n)]
+    twice = [n for n in dict.fromkeys(written) if written.count(n) > 1]
     if twice:
         shown = ", ".join(repr(n) for n in twice)
         raise DataError(
-            f"{file} has two columns named {shown}: which one to read cannot be told; "
+            f"{source} has two columns named {shown}: which one to read cannot be told; "
             "give each column its own name"
         )
+
+
+def check_distinct_columns(file: Path, fmt: str) -> None:
+    """Refuse a table file two of whose columns have one name as written."""
+    refuse_repeated_names(_header(file, fmt), str(file))
 
 
 def read_table(path: str | Path) -> pd.DataFrame:

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
+from gasp.io._tables import refuse_repeated_names
 from gasp.text import parse_assignments
 
 #: Columns that name the model or source of a text: a table holding several values in
@@ -217,6 +218,7 @@ def texts_from_frame(
     """Rows chosen by ``where``, one source checked, columns mapped to ``roles``, empty
     texts dropped: each step's notes kept in order."""
     mapping = dict(columns or {})
+    refuse_repeated_names(frame.columns, source)
     kept, where_notes = select_rows(frame, dict(where or {}), source)
     check_single_source(kept, source, ignore=mapping.values())
     mapped, role_notes = apply_roles(kept, roles, mapping, source)
