@@ -219,7 +219,13 @@ def test_lm_eval_generations_carry_the_model_name_into_the_results(
 # -- Inspect AI logs --------------------------------------------------------------
 
 
-def _inspect_log(path: Path, status: str, answered: int, model: str = "hf/org/model") -> Path:
+def _inspect_log(
+    path: Path,
+    status: str,
+    answered: int,
+    model: str = "hf/org/model",
+    error: str = "RuntimeError('server gone')",
+) -> Path:
     """An Inspect AI log of the narratives task with ``answered`` answered samples."""
     pytest.importorskip("inspect_ai")
     from inspect_ai.log import (
@@ -251,10 +257,10 @@ def _inspect_log(path: Path, status: str, answered: int, model: str = "hf/org/mo
         )
         for i in range(answered)
     ]
-    error = None
+    failure = None
     if status == "error":
-        error = EvalError(message="RuntimeError('server gone')", traceback="", traceback_ansi="")
-    write_eval_log(EvalLog(eval=spec, status=status, error=error, samples=samples), str(path))
+        failure = EvalError(message=error, traceback="", traceback_ansi="")
+    write_eval_log(EvalLog(eval=spec, status=status, error=failure, samples=samples), str(path))
     return path
 
 
@@ -273,6 +279,10 @@ def test_inspect_logs_that_did_not_succeed_warn_or_are_refused(
     line = _refused(monkeypatch, capsys, tmp_path, "analyze", str(cancelled), "--out", "x")
     assert "holds no sample with an answer (status 'cancelled')" in line
     assert "inspect eval-retry" in line
+    sampled = "ValueError('`temperature` (=0.0) has to be a strictly positive float')"
+    greedy = _inspect_log(tmp_path / "t0.eval", "error", 0, error=sampled)
+    line = _refused(monkeypatch, capsys, tmp_path, "analyze", str(greedy), "--out", "x")
+    assert "greedy answers from Inspect's hf/ provider: -M do_sample=false" in line
     ok = _inspect_log(tmp_path / "ok.eval", "success", 2)
     assert gasp_exit_code(monkeypatch, "analyze", str(ok), "--out", str(tmp_path / "s")) == 0
     printed = capsys.readouterr()

@@ -150,9 +150,12 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
             }
         )
     if not rows:
+        greedy = ""
+        if str(log.eval.model).startswith("hf/") and "temperature" in _status_line(log):
+            greedy = " (greedy answers from Inspect's hf/ provider: -M do_sample=false)"
         raise DataError(
             f"{path} holds no sample with an answer ({_status_line(log)}); "
-            f"run the task again, or finish it with `inspect eval-retry {path}`"
+            f"run the task again{greedy}, or finish it with `inspect eval-retry {path}`"
         )
     notes = [f"read {len(rows)} samples of Inspect task {log.eval.task!r} ({log.eval.model})"]
     if log.status != "success":
