@@ -366,3 +366,12 @@ def test_a_dataframe_with_two_text_columns_is_refused(tmp_path: Path) -> None:
     with pytest.raises(DataError, match="a DataFrame has two columns named 'text'"):
         gasp.analyze(frame, study="narratives", out=tmp_path / "r")
     assert not (tmp_path / "r").exists()
+
+
+def test_the_model_of_a_table_is_its_one_model_column_value(tmp_path: Path) -> None:
+    from gasp.io import TextTable
+
+    frame = pd.DataFrame({"text": STORIES, "model_id": "org/m", "model": ["", "", ""]})
+    assert TextTable(frame, "t", "csv").model() == "org/m"  # empty values do not count
+    assert TextTable(frame.assign(model="hf/org/m"), "t", "csv").model() == "hf/org/m"
+    assert TextTable(frame.drop(columns=["model_id"]), "t", "csv").model() is None
