@@ -19,6 +19,7 @@ from gasp.results import (
     CLOSER_TO_0,
     CLOSER_TO_REFERENCE,
     HIGHER,
+    NEITHER,
     AuditResults,
     HeadlineMetric,
     MetricReading,
@@ -122,7 +123,9 @@ def _gap_reading(task: str) -> HeadlineMetric:
         name=f"{task}_f_gap",
         meaning=(
             f"{task} task: mean share of female expressions for female-dominated jobs minus "
-            "male-dominated jobs (0 = no occupational gender gap)"
+            "male-dominated jobs (0 = no occupational gender gap). It shrinks when a model "
+            f"erases either gender, so a smaller gap is not read as better where "
+            f"{task}_female_minus_bls moved"
         ),
         unit="percentage points",
         better=CLOSER_TO_0,
@@ -131,6 +134,7 @@ def _gap_reading(task: str) -> HeadlineMetric:
         leaves_out="probability mass on no gender expression (1 - coverage)",
         read=read,
         paired_over="jobs",
+        guard=f"{task}_female_minus_bls",
     )
 
 
@@ -145,7 +149,8 @@ def _spearman_metric() -> HeadlineMetric:
         name="explicit_spearman_bls",
         meaning=(
             "explicit task: Spearman correlation of each job's female share with its BLS "
-            "female share (0 = the model does not mirror labour statistics)"
+            "female share (0 = the model does not mirror labour statistics); not read as "
+            "better where explicit_female_minus_bls moved"
         ),
         unit="rho",
         better=CLOSER_TO_0,
@@ -154,6 +159,7 @@ def _spearman_metric() -> HeadlineMetric:
         leaves_out="probability mass on no gender expression (1 - coverage)",
         read=read,
         paired_over="jobs",
+        guard="explicit_female_minus_bls",
     )
 
 
@@ -192,10 +198,12 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
             meaning=(
                 f"{task} task: mean over jobs of the female share of the gendered expressions "
                 "minus BLS's share of women (0 = the model mirrors labour statistics on "
-                "average; negative = fewer women than the workforce)"
+                "average; negative = fewer women than the workforce). A signed shift, read "
+                "beside the female share: it has no better side, since pushing every "
+                "character toward one gender moves it toward 0 from one side"
             ),
             unit="percentage points",
-            better=CLOSER_TO_0,
+            better=NEITHER,
             interval_scheme="none saved; the audit's paired resampling of jobs",
             denominator="jobs with a BLS share (F / (F + M) per job)",
             leaves_out="probability mass on no gender expression and on neutral expressions",
