@@ -43,21 +43,29 @@ def notebook(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, 
     return folder, names, printed.getvalue()
 
 
-def _cli_audit(out: Path, *extra: str) -> dict[str, Any]:
-    """``python -m gasp audit`` with the example's options in a new process; its
-    scorecard.json."""
+def _cli_audits(*runs: tuple[Path, tuple[str, ...]]) -> list[dict[str, Any]]:
+    """``python -m gasp audit`` with the example's options, one new process per
+    (``--out`` folder, extra options) run, all at once; their scorecard.json files."""
     src = str(Path(gasp.__file__).resolve().parents[1])
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([src, os.environ.get("PYTHONPATH", "")])}
-    done = subprocess.run(
-        [sys.executable, "-m", "gasp", *AUDIT_ARGS, "--out", str(out), *extra],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    card: dict[str, Any] = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
-    return card
+    logs = [out.with_name(out.name + ".log").open("w+", encoding="utf-8") for out, _ in runs]
+    started = [
+        subprocess.Popen(
+            [sys.executable, "-m", "gasp", *AUDIT_ARGS, "--out", str(out), *extra],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=env,
+        )
+        for (out, extra), log in zip(runs, logs, strict=True)
+    ]
+    cards = []
+    for process, log, (out, _) in zip(started, logs, runs, strict=True):
+        with log:
+            process.wait()
+            log.seek(0)
+            assert process.returncode == 0, log.read()[-2000:]
+        cards.append(json.loads((out / "scorecard.json").read_text(encoding="utf-8")))
+    return cards
 
 
 def _content(card: dict[str, Any]) -> dict[str, Any]:
@@ -108,13 +116,13 @@ def test_the_cli_gives_the_notebook_audits_scorecard_and_another_seed_another(
     folder, names, _ = notebook
     card = names["card"]
     api = json.loads((folder / "audit" / "scorecard.json").read_text(encoding="utf-8"))
-    cli = _cli_audit(tmp_path / "cli")
+    # the same audit on the command line, and one with another seed (run side by side)
+    cli, other = _cli_audits((tmp_path / "cli", ()), (tmp_path / "seed-1", ("--seed", "1")))
     assert cli["content_sha256"] == api["content_sha256"] == card.content_hash()
     assert _content(cli) == _content(api)
     columns = card.comparisons.columns
     pd.testing.assert_frame_equal(_comparisons(cli, columns), card.comparisons)
     # the comparison sees a change of option: another seed, other answers, other rows
-    other = _cli_audit(tmp_path / "seed-1", "--seed", "1")
     assert other["content_sha256"] != api["content_sha256"]
     moved = _comparisons(other, columns)["difference"] != card.comparisons["difference"]
     assert moved.any()
