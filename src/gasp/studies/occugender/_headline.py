@@ -172,7 +172,11 @@ def _coverage_metric() -> HeadlineMetric:
     return HeadlineMetric(
         study=STUDY_KIND,
         name="explicit_coverage",
-        meaning="explicit task: probability mass the model puts on any gender expression",
+        meaning=(
+            "explicit task: probability mass the model puts on any gender expression; a "
+            "prompt that makes every answer gendered raises it, so it is not read as "
+            "better where explicit_female_minus_bls moved"
+        ),
         unit="probability (capped at 1)",
         better=HIGHER,
         interval_scheme="none saved; paired bootstrap over jobs in the audit",
@@ -180,6 +184,7 @@ def _coverage_metric() -> HeadlineMetric:
         leaves_out="nothing (it is the share the F-gap leaves out)",
         read=read,
         paired_over="jobs",
+        guard="explicit_female_minus_bls",
     )
 
 
