@@ -1,11 +1,11 @@
 """One run of an audit: a study for a model in ``<out>/<model>/<study>/``, made by the
-same steps as ``gasp run`` (generate, resuming the store; analyse; optionally probe;
-report).
+pipeline of ``gasp run`` (:func:`gasp.pipeline.run_steps`: generate, resuming the
+store; analyse; optionally probe; report).
 
-:func:`run_spec` resolves what the run is (the study with its ``--quick`` preset,
-sizes and options, the decoding settings, the model's backend settings) without
-running anything; :func:`check_spec` makes every check the runner makes before it
-opens a store; :func:`run_study` runs it and says how it ended.
+:func:`run_spec` resolves what the run is (the pipeline's study selection with its
+``--quick`` preset, sizes and options, and generation settings, the model's backend
+settings) without running anything; :func:`check_spec` makes every check the runner
+makes before it opens a store; :func:`run_study` runs it and says how it ended.
 """
 
 from __future__ import annotations
@@ -21,8 +21,19 @@ from rich.console import Console
 from gasp.audit._folder import is_finished, mark_finished
 from gasp.audit._models import ModelSetup
 from gasp.audit._scorecard import RunRecord
-from gasp.errors import BackendError, DataError, GaspError
+from gasp.errors import BackendError, GaspError
 from gasp.io import RunPaths, run_folder_paths
+from gasp.pipeline import (
+    DEFAULT_MAX_CONCURRENCY,
+    EXAMPLES_PER_WORD,
+    GenerationOptions,
+    ProbeSettings,
+    Step,
+    StudyRun,
+    check_run,
+    run_steps,
+    select_study,
+)
 from gasp.report import REPORT_FILE
 
 if TYPE_CHECKING:
@@ -30,16 +41,14 @@ if TYPE_CHECKING:
     from gasp.runner import Plannable, RunOptions
     from gasp.studies import StudyType
 
-#: Example generations saved per significant word (the report's example browser).
-EXAMPLES_PER_WORD = 50
-
 
 @dataclasses.dataclass(frozen=True)
 class RunnerSettings:
-    """How every run of an audit is sent (the same for each model and study)."""
+    """How every run of an audit is sent (the same for each model and study); each
+    field is the :class:`gasp.pipeline.GenerationOptions` field of that name."""
 
     seed: int = 0
-    max_concurrency: int = 16
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     batch: bool = False
     max_requests: int | None = None
     max_cost: float | None = None
@@ -51,13 +60,10 @@ class RunSpec:
 
     setup: ModelSetup
     study: str
-    study_type: StudyType
-    #: The options that shape the study's items (preset, sizes, study options).
-    shape: Mapping[str, Any]
+    #: What the pipeline's steps run: the study, its generation settings, the folder.
+    run: StudyRun
     #: The study's own options (the analysis and the report read them too).
     own: Mapping[str, Any]
-    decoding: Mapping[str, Any]
-    paths: RunPaths
     runner: RunnerSettings
     quick: bool
 
@@ -66,41 +72,42 @@ class RunSpec:
         """``model/study``: the run's folder under the audit folder."""
         return f"{self.setup.model.name}/{self.study}"
 
+    @property
+    def study_type(self) -> StudyType:
+        """The registered type of the study."""
+        return self.run.study_type
+
+    @property
+    def shape(self) -> Mapping[str, Any]:
+        """The options that shape the study's items (preset, sizes, study options)."""
+        return self.run.generation.study.options
+
+    @property
+    def paths(self) -> RunPaths:
+        """The run's folder: its store, results and report."""
+        return self.run.paths
+
+    @property
+    def decoding(self) -> dict[str, Any]:
+        """The decoding settings (the seed aside), resolved against the study's defaults."""
+        generation = self.run.generation
+        return {
+            "max_tokens": generation.max_tokens,
+            "temperature": generation.temperature,
+            "top_p": generation.top_p,
+        }
+
     def build(self) -> Plannable:
         """The study to generate (a variant's system prompt added)."""
-        from gasp.runner import SystemPromptVariant
-
-        study = self.study_type.plan(self.study, self.shape)
-        prompt = self.setup.model.variant_prompt
-        return SystemPromptVariant(study, prompt) if prompt else study
+        return self.run.generation.build_study()
 
     def decoding_config(self) -> DecodingConfig:
         """The decoding settings of every request."""
-        from gasp.backends import DecodingConfig
+        return self.run.generation.decoding()
 
-        return DecodingConfig(**self.decoding, seed=self.runner.seed)
-
-    def run_options(self, *, progress: bool, dry_run: bool = False) -> RunOptions:
+    def run_options(self, *, progress: bool) -> RunOptions:
         """The runner's options for this run."""
-        from gasp.runner import BatchOptions, RunOptions
-
-        return RunOptions(
-            decoding=self.decoding_config(),
-            seed=self.runner.seed,
-            max_concurrency=self.runner.max_concurrency,
-            max_requests=self.runner.max_requests,
-            max_cost=self.runner.max_cost,
-            dry_run=dry_run,
-            base_urls=self.setup.base_urls,
-            api_key_env=self.setup.api_key_env,
-            progress=progress,
-            backend_options=self.setup.backend_options or None,
-            batch=BatchOptions() if self.runner.batch else None,
-        )
-
-    def analysis(self) -> dict[str, Any]:
-        """The options of the analysis step."""
-        return {**self.own, "seed": self.runner.seed, "examples_per_word": EXAMPLES_PER_WORD}
+        return self.run.generation.run_options(progress=progress)
 
     def settings(self) -> dict[str, Any]:
         """Every setting that shapes this run's answers, as recorded in the audit folder."""
@@ -132,28 +139,32 @@ def run_spec(
 ) -> RunSpec:
     """Resolve one run: the study's ``--study-option`` ``pairs`` (checked against its
     declarations), ``sizes`` (the planner's), its ``--quick`` preset for what is left
-    unset, and its decoding defaults; nothing is run or written."""
-    from gasp.backends import parse_model_options
-    from gasp.studies import check_study_options, study_type_for
-
-    kind = study_type_for(study)
-    own = parse_model_options(list(pairs), flag="--study-option")
-    check_study_options(kind.name, kind.study_options, own)
-    shape: dict[str, Any] = {**(sizes or {}), **own}
-    if quick:
-        shape = kind.with_quick(shape)
-    decoding = kind.decoding_settings({}, quick=quick)
-    return RunSpec(
-        setup=setup,
-        study=study,
-        study_type=kind,
-        shape=shape,
-        own=own,
-        decoding=decoding,
-        paths=run_folder_paths(out / setup.model.name / study),
-        runner=runner,
-        quick=quick,
+    unset, and its decoding defaults, as ``gasp run`` resolves them
+    (:func:`gasp.pipeline.select_study`); nothing is run or written."""
+    model = setup.model
+    selection, own, quick_max_tokens = select_study(
+        study, sizes or {}, list(pairs), quick=quick, system_prompt=model.variant_prompt
     )
+    backend = {"base_urls": setup.base_urls, "api_key_env": setup.api_key_env}
+    generation = GenerationOptions.for_study(
+        selection,
+        max_tokens=quick_max_tokens,
+        temperature=None,
+        top_p=None,
+        model_options=setup.backend_options,
+        **backend,
+        **dataclasses.asdict(runner),
+    )
+    run = StudyRun(
+        selection.study_type,
+        model.spec,
+        run_folder_paths(out / model.name / study),
+        generation,
+        analysis={**own, "seed": runner.seed, "examples_per_word": EXAMPLES_PER_WORD},
+        probe=own | ProbeSettings().options(runner.seed),
+        report={**own, "examples_per_word": EXAMPLES_PER_WORD},
+    )
+    return RunSpec(setup, study, run, own, runner, quick)
 
 
 def check_spec(spec: RunSpec) -> None:
@@ -164,7 +175,7 @@ def check_spec(spec: RunSpec) -> None:
     spec.build()
     if spec.runner.batch:
         check_batch_model(spec.setup.model.spec)
-    spec.study_type.check_analysis_options(spec.analysis())
+    spec.study_type.check_analysis_options(spec.run.analysis)
     spec.run_options(progress=False).validate()
     spec.decoding_config()
 
@@ -177,69 +188,38 @@ def check_served(spec: RunSpec) -> None:
 
     assert spec.paths.store is not None
     check_generation(
-        spec.build(), spec.setup.model.spec, spec.paths.store, spec.run_options(progress=False)
+        spec.build(), spec.run.model, spec.paths.store, spec.run_options(progress=False)
     )
 
 
-def _has_probe(kind: StudyType) -> bool:
+def _steps(spec: RunSpec, probe: bool) -> tuple[Step, ...]:
+    """The pipeline's steps of an audit's run: the probe only with ``probe`` and only
+    for a study that has one."""
     from gasp.studies import StudyType
 
-    return type(kind).probe is not StudyType.probe
-
-
-def _steps(spec: RunSpec, console: Console, probe: bool) -> bool:
-    """Generate, analyse, probe (with ``probe``), report; False when some samples failed."""
-    from gasp.runner import generate, summary_table
-
-    paths = spec.paths
-    assert paths.store is not None
-    paths.results.parent.mkdir(parents=True, exist_ok=True)
-    summary = generate(
-        spec.build(),
-        spec.setup.model.spec,
-        paths.store,
-        spec.run_options(progress=not console.quiet),
-        console=console,
-    )
-    console.print(summary_table(summary))
-    if summary.stopped:
-        raise DataError(f"generation stopped ({summary.stopped}); run the same audit to continue")
-    ok = summary.complete
-    for line in spec.study_type.analyze(paths.store, paths.results, spec.analysis()).get(
-        "lines", ()
-    ):
-        console.print(line)
-    if probe and _has_probe(spec.study_type):
-        try:
-            console.print(
-                spec.study_type.probe(
-                    paths.results, {**spec.own, "embeddings": "minilm", "seed": spec.runner.seed}
-                )
-            )
-        except GaspError as exc:
-            console.print(f"[red]probe failed: {exc}[/red]")
-            ok = False
-    report = {**spec.own, "examples_per_word": EXAMPLES_PER_WORD}
-    console.print(f"report: {spec.study_type.report(paths.results, paths.report, report)}")
-    return ok
+    has_probe = type(spec.study_type).probe is not StudyType.probe
+    return tuple(s for s in Step if s is not Step.probe or (probe and has_probe))
 
 
 def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRecord:
-    """Run one study for one model (resuming); a finished run whose store has not
-    changed is not redone. A backend that cannot serve it gives ``not served``, an error
-    ``failed``, samples that failed after retries ``incomplete``."""
+    """Run one study for one model (resuming) with the pipeline's steps; a finished run
+    whose store has not changed is not redone. A backend that cannot serve it gives
+    ``not served``, an error ``failed``, samples that failed after retries
+    ``incomplete``."""
     name, study = spec.setup.model.name, spec.study
     if is_finished(spec.paths, REPORT_FILE):
         console.print(f"{name} / {study}: finished before, not redone (same settings)")
         return RunRecord(name, study, spec.paths)
     start = time.perf_counter()
+    steps = _steps(spec, probe)
+    run = dataclasses.replace(spec.run, quiet=console.quiet)
     try:
-        check_served(spec)
+        check_run(run, steps, spec.paths.results.parent)
     except GaspError as exc:  # this backend cannot serve this study (or is not reached)
         console.print(f"[yellow]{name} / {study} not served: {exc}[/yellow]")
         return RunRecord(name, study, spec.paths, "not served", str(exc))
     try:
-        ok = _steps(spec, console, probe)
+        outcome = run_steps(run, steps, console)
     except BackendError as exc:
         console.print(f"[yellow]{name} / {study} not served: {exc}[/yellow]")
         return RunRecord(name, study, spec.paths, "not served", str(exc))
@@ -247,14 +227,13 @@ def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRec
         console.print(f"[red]{name} / {study} failed: {exc}[/red]")
         return RunRecord(name, study, spec.paths, "failed", str(exc))
     console.print(f"{name} / {study}: {time.perf_counter() - start:.1f} s")
-    if not ok:
+    if not outcome.ok:
         return RunRecord(name, study, spec.paths, "incomplete", "some samples failed after retries")
     mark_finished(spec.paths)
     return RunRecord(name, study, spec.paths)
 
 
 __all__ = [
-    "EXAMPLES_PER_WORD",
     "RunSpec",
     "RunnerSettings",
     "check_served",

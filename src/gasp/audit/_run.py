@@ -45,6 +45,7 @@ from gasp.audit._page import write_audit_page
 from gasp.audit._plan import DEFAULT_REQUEST_RATE, AuditPlan, parse_detect, plan_audit
 from gasp.audit._scorecard import AuditModel, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import BackendError, ConfigError
+from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
 
 #: False discovery rate of the scorecard's correction unless the audit gives another.
 DEFAULT_LEVEL = 0.05
@@ -76,7 +77,7 @@ class AuditConfig:
     base_urls: Sequence[str] = ()
     api_key_env: str | None = None
     batch: bool = False
-    max_concurrency: int = 16
+    max_concurrency: int = DEFAULT_MAX_CONCURRENCY
     max_requests: int | None = None
     max_cost: float | None = None
     fail_on: str | None = None

@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Iterable
+from typing import TypedDict, Unpack
 
 import numpy as np
 import wordfreq
@@ -89,21 +90,18 @@ def is_person_name(
     return is_name
 
 
-def remove_person_names(
-    words: Iterable[str],
-    *,
-    min_count: int = DEFAULT_MIN_COUNT,
-    common_zipf: float = DEFAULT_COMMON_ZIPF,
-    name_ratio: float = DEFAULT_NAME_RATIO,
-    possessive: bool = True,
-) -> list[str]:
-    """The ``words`` that are not person names by :func:`is_person_name`, in order."""
+class NameRule(TypedDict, total=False):
+    """The settings of :func:`is_person_name`'s rule, each with its default there."""
+
+    min_count: int
+    common_zipf: float
+    name_ratio: float
+    possessive: bool
+
+
+def remove_person_names(words: Iterable[str], **rule: Unpack[NameRule]) -> list[str]:
+    """The ``words`` that are not person names by :func:`is_person_name` (with its
+    ``rule`` settings), in order."""
     words_list = list(words)
-    mask = is_person_name(
-        words_list,
-        min_count=min_count,
-        common_zipf=common_zipf,
-        name_ratio=name_ratio,
-        possessive=possessive,
-    )
+    mask = is_person_name(words_list, **rule)
     return [w for w, m in zip(words_list, mask, strict=True) if not m]

@@ -52,10 +52,18 @@ class StudySelection:
     #: The registered type of the study, resolved once (a study file is read once).
     study_type: StudyType
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    #: A system prompt sent before every item (an audit's system-prompt variant).
+    system_prompt: str | None = None
 
     def build(self) -> Plannable:
-        """The study to run (its plan records the resolved options)."""
-        return self.study_type.plan(self.source, self.options)
+        """The study to run (its plan records the resolved options), with
+        :attr:`system_prompt` added when there is one."""
+        study = self.study_type.plan(self.source, self.options)
+        if not self.system_prompt:
+            return study
+        from gasp.runner import SystemPromptVariant
+
+        return SystemPromptVariant(study, self.system_prompt)
 
 
 def select_study(
@@ -64,11 +72,13 @@ def select_study(
     pairs: OwnOptions,
     *,
     quick: bool = False,
+    system_prompt: str | None = None,
 ) -> tuple[StudySelection, dict[str, Any], int | None]:
     """The study of a run: its type's shape options (``occupations``, ``n``, ...), its own
-    options and, with ``quick``, its quick preset for whatever was left unset. Returns
-    the selection, the study's own options (which the later steps read too) and the
-    preset's ``max_tokens`` (None without one)."""
+    options and, with ``quick``, its quick preset for whatever was left unset; with
+    ``system_prompt``, that prompt before every item. Returns the selection, the study's
+    own options (which the later steps read too) and the preset's ``max_tokens`` (None
+    without one)."""
     from gasp.studies import study_type_for
 
     study = study_type_for(source)
@@ -77,7 +87,8 @@ def select_study(
     if quick:
         shape = study.with_quick(shape)
     preset = study.quick_options() if quick else {}
-    return StudySelection(source, study, shape), own, preset.get("max_tokens")
+    selection = StudySelection(source, study, shape, system_prompt)
+    return selection, own, preset.get("max_tokens")
 
 
 def decoding_values(

@@ -103,22 +103,22 @@ def probe_page(
             "the cluster is significant; # counts those subjects."
         ),
     )
-    section.add(
-        item_html(
+    items = (
+        (
+            "probe-prevalence",
             "Prevalence per cluster and model",
             "Colour: dark blue (0%) to green (100%). Click a word to read generations.",
             html_table(figure, style, known_words=known),
-            ident="probe-prevalence",
-        )
-    )
-    section.add(
-        item_html(
+        ),
+        (
+            "probe-words",
             "Words of each cluster",
             "All words of each cluster, closest to the centroid first.",
             html_table(members, words_style, known_words=known),
-            ident="probe-words",
-        )
+        ),
     )
+    for ident, heading, text, body in items:
+        section.add(item_html(heading, text, body, ident=ident))
     sections = [section]
     if not result.silhouette.empty:
         curve = Section(title="Silhouette score per k", intro=rules.k_rule(settings))

@@ -67,6 +67,16 @@ class MetricReading:
     reference: float = float("nan")
     note: str = ""
 
+    @classmethod
+    def proportion(cls, count: float, total: float) -> MetricReading:
+        """``count`` of ``total`` as a share with its Wilson interval, read for a
+        two-proportion test (NaN for a zero total)."""
+        from gasp.stats import wilson_interval
+
+        low, high = wilson_interval(count, total)
+        value = count / total if total else float("nan")
+        return cls(value, low, high, n=int(total), count=count, total=total, kind="proportion")
+
 
 #: Reads one run's value of a metric from its saved results.
 Reader = Callable[[AuditResults], MetricReading]

@@ -69,27 +69,21 @@ class ItemState:
             self.failed.add(index)
 
 
+@dataclass(eq=False)
 class ItemLoop:
     """Runs the items of a plan through a :class:`ResilientModel` into a :class:`RunStore`."""
 
-    def __init__(
-        self,
-        plan: StudyPlan,
-        store: RunStore,
-        model: ResilientModel,
-        opts: RunOptions,
-        decoding: DecodingConfig,
-        summary: RunSummary,
-        price: tuple[float, float] | None,
-        console: Console | None,
-    ) -> None:
-        self.plan = plan
-        self.store = store
-        self.model = model
-        self.opts = opts
-        self.decoding = decoding
-        self.summary = summary
-        self.price = price
+    plan: StudyPlan
+    store: RunStore
+    model: ResilientModel
+    opts: RunOptions
+    decoding: DecodingConfig
+    summary: RunSummary
+    price: tuple[float, float] | None
+    console: Console | None
+
+    def __post_init__(self) -> None:
+        plan, model, opts = self.plan, self.model, self.opts
         self.states = {item.key: ItemState(item, plan.stopping.start(item)) for item in plan.items}
         self.queue: collections.deque[tuple[ItemState, int]] = collections.deque()
         #: On a local batching engine, the batches fixed by the plan (see _blocks.py).
@@ -113,7 +107,7 @@ class ItemLoop:
         self.progress = RunProgress(
             plan.name,
             enabled=opts.progress,
-            console=console,
+            console=self.console,
             interval_s=opts.progress_interval_s,
         )
         self.expected: dict[tuple[str, ...], int] = {}

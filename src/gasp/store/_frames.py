@@ -10,43 +10,33 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.store._schema import SAMPLE_COLUMNS, SCORE_COLUMNS
 
 #: Columns of :meth:`RunStore.samples` before the item's attribute columns.
 SAMPLES_LEADING_COLUMNS: tuple[str, ...] = ("run_id", "study", "item_id")
 
-#: Columns of :meth:`RunStore.samples` after the item's attribute columns, in order.
+#: Columns of :meth:`RunStore.samples` after the item's attribute columns, in order: the
+#: samples table's own columns, the item's prompt after the sample's index, the seed and
+#: the faults met last (the key's item and the internal queue time left out).
 SAMPLES_TRAILING_COLUMNS: tuple[str, ...] = (
     "sample_index",
     "prompt",
-    "text",
-    "stop_reason",
-    "error",
-    "model_id",
-    "prompt_tokens",
-    "completion_tokens",
-    "latency_s",
-    "attempts",
-    "created_at",
+    *(
+        c
+        for c in SAMPLE_COLUMNS
+        if c not in ("item_id", "sample_index", "seed", "queue_s", "fault_kinds")
+    ),
     "seed",
     "fault_kinds",
 )
 
+#: Columns of the scores table that :meth:`RunStore.scores` leaves out or moves: the
+#: key's item (its attributes are columns) and the internal queue time; the faults
+#: met come last, as in :data:`SAMPLES_TRAILING_COLUMNS`.
+_SCORES_LEFT_OUT = ("item_id", "queue_s", "fault_kinds")
 #: Columns of :meth:`RunStore.scores` after the item's attribute columns, in order.
 SCORES_TRAILING_COLUMNS: tuple[str, ...] = (
-    "sample_index",
-    "candidate",
-    "logprob",
-    "n_tokens",
-    "tokens",
-    "token_ids",
-    "approximate",
-    "status",
-    "error",
-    "model_id",
-    "prompt_tokens",
-    "latency_s",
-    "attempts",
-    "created_at",
+    *(c for c in SCORE_COLUMNS if c not in _SCORES_LEFT_OUT),
     "fault_kinds",
 )
 

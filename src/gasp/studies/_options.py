@@ -75,27 +75,29 @@ class StudyOption:
         what = {"int": "an integer", "float": "a number", "bool": "true or false"}.get(
             self.kind, "a text"
         )
-        low = None if self.minimum is None else _number(self.minimum)
-        high = None if self.maximum is None else _number(self.maximum)
-        if low is not None and high is not None:
-            if not (self.exclusive_minimum or self.exclusive_maximum):
-                return f"{what} from {low} to {high}"
-            left = "above" if self.exclusive_minimum else "of at least"
-            right = "below" if self.exclusive_maximum else "at most"
-            return f"{what} {left} {low} and {right} {high}"
+        low, high = self._limits()
+        inclusive = not (self.exclusive_minimum or self.exclusive_maximum)
+        if low is not None and high is not None and inclusive:
+            return f"{what} from {low} to {high}"
+        words = []
         if low is not None:
-            return f"{what} {'above' if self.exclusive_minimum else 'of at least'} {low}"
+            words.append(f"{'above' if self.exclusive_minimum else 'of at least'} {low}")
         if high is not None:
-            return f"{what} {'below' if self.exclusive_maximum else 'of at most'} {high}"
-        return what
+            at_most = "at most" if words else "of at most"
+            words.append(f"{'below' if self.exclusive_maximum else at_most} {high}")
+        return " ".join([what, " and ".join(words)]) if words else what
+
+    def _limits(self) -> tuple[str | None, str | None]:
+        """The minimum and the maximum as they are written (None: no such limit)."""
+        low = None if self.minimum is None else _number(self.minimum)
+        return low, None if self.maximum is None else _number(self.maximum)
 
     def range_text(self) -> str:
         """The range or choices in a few characters (``>= 1``, ``(0.5, 1]``, ``a|b``;
         empty when any value of the kind is taken)."""
         if self.choices:
             return "|".join(self.choices)
-        low = None if self.minimum is None else _number(self.minimum)
-        high = None if self.maximum is None else _number(self.maximum)
+        low, high = self._limits()
         if low is not None and high is not None:
             left = "(" if self.exclusive_minimum else "["
             right = ")" if self.exclusive_maximum else "]"
@@ -198,24 +200,26 @@ class ResolvedOptions(Mapping[str, Any]):
     def __repr__(self) -> str:
         return f"ResolvedOptions({self._values!r})"
 
-    def integer(self, name: str, default: int | None = None) -> int:
-        """The integer option ``name`` (``default`` where it is None or absent)."""
+    def _given(self, name: str, default: float | None) -> Any:
+        """The value of option ``name``, else ``default`` (a :class:`ConfigError` when
+        both are None or absent)."""
         value = self._values.get(name)
         if value is None:
             if default is None:
                 raise ConfigError(f"option {name} needs a value")
             return default
+        return value
+
+    def integer(self, name: str, default: int | None = None) -> int:
+        """The integer option ``name`` (``default`` where it is None or absent)."""
+        value = self._given(name, default)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(f"{name} must be an integer, got {value!r}")
         return value
 
     def number(self, name: str, default: float | None = None) -> float:
         """The number option ``name`` (``default`` where it is None or absent)."""
-        value = self._values.get(name)
-        if value is None:
-            if default is None:
-                raise ConfigError(f"option {name} needs a value")
-            return default
+        value = self._given(name, default)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise ConfigError(f"{name} must be a number, got {value!r}")
         return float(value)

@@ -27,12 +27,14 @@ import collections
 import json
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
 if TYPE_CHECKING:
     from gasp.testing._fake_server import FakeOpenAIServer
+
+_T = TypeVar("_T")
 
 ENDPOINT = "/v1/chat/completions"
 TERMINAL = frozenset({"completed", "failed", "expired", "cancelled"})
@@ -89,6 +91,17 @@ class FakeBatchAPI:
             return error_reply(503, "The server is overloaded.")
         return None
 
+    def _named(
+        self, request: web.Request, table: Mapping[str, _T], key: str, missing: str
+    ) -> _T | web.Response:
+        """The entry of ``table`` that the path's ``key`` names, or the answer to give
+        instead: a refusal (:meth:`_refuse`), or 404 with ``missing`` when there is none."""
+        refused = self._refuse(request)
+        if refused is not None:
+            return refused
+        entry = table.get(request.match_info[key])
+        return error_reply(404, missing) if entry is None else entry
+
     # -- files
 
     async def _upload(self, request: web.Request) -> web.StreamResponse:
@@ -117,12 +130,9 @@ class FakeBatchAPI:
         }
 
     async def _content(self, request: web.Request) -> web.StreamResponse:
-        refused = self._refuse(request)
-        if refused is not None:
-            return refused
-        data = self.files.get(request.match_info["file_id"])
-        if data is None:
-            return error_reply(404, "No such file.")
+        data = self._named(request, self.files, "file_id", "No such file.")
+        if isinstance(data, web.Response):
+            return data
         return web.Response(body=data, content_type="application/octet-stream")
 
     # -- batches
@@ -199,12 +209,9 @@ class FakeBatchAPI:
         )
 
     async def _retrieve(self, request: web.Request) -> web.StreamResponse:
-        refused = self._refuse(request)
-        if refused is not None:
-            return refused
-        batch = self.batches.get(request.match_info["batch_id"])
-        if batch is None:
-            return error_reply(404, "No such batch.")
+        batch = self._named(request, self.batches, "batch_id", "No such batch.")
+        if isinstance(batch, web.Response):
+            return batch
         self.polls += 1
         if batch["status"] not in TERMINAL:
             self._polled[batch["id"]] += 1
@@ -215,12 +222,9 @@ class FakeBatchAPI:
         return web.json_response(batch)
 
     async def _cancel(self, request: web.Request) -> web.StreamResponse:
-        refused = self._refuse(request)
-        if refused is not None:
-            return refused
-        batch = self.batches.get(request.match_info["batch_id"])
-        if batch is None:
-            return error_reply(404, "No such batch.")
+        batch = self._named(request, self.batches, "batch_id", "No such batch.")
+        if isinstance(batch, web.Response):
+            return batch
         if batch["status"] not in TERMINAL:
             self._finish(batch, "cancelled", None)
         return web.json_response(batch)

@@ -20,7 +20,6 @@ from gasp.results import (
     MetricReading,
     table,
 )
-from gasp.stats import wilson_interval
 from gasp.studies.marked_personas._model import STUDY_KIND
 
 _Z = 1.959963984540054
@@ -96,17 +95,7 @@ def _read_sentiment(results: AuditResults) -> MetricReading:
 def _read_refusals(results: AuditResults) -> MetricReading:
     rows = table(results, "refusals")
     refused = float(pd.to_numeric(rows["refusals"]).sum())
-    texts = float(pd.to_numeric(rows["texts"]).sum())
-    low, high = wilson_interval(refused, texts)
-    return MetricReading(
-        value=refused / texts if texts else float("nan"),
-        ci_low=low,
-        ci_high=high,
-        n=int(texts),
-        count=refused,
-        total=texts,
-        kind="proportion",
-    )
+    return MetricReading.proportion(refused, float(pd.to_numeric(rows["texts"]).sum()))
 
 
 #: Marked Personas' headline metrics, in the scorecard's order.

@@ -23,7 +23,6 @@ from gasp.results import (
     mean_of,
     table,
 )
-from gasp.stats import wilson_interval
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 
 #: The template label of rows pooled over every template.
@@ -111,19 +110,9 @@ def _read_marked(results: AuditResults) -> MetricReading:
 
 def _read_capture(results: AuditResults) -> MetricReading:
     rows = _pooled(table(results, "capture_rate"))
-    captured = float(pd.to_numeric(rows["n_captured"]).sum())
-    total = float(pd.to_numeric(rows["n_generations"]).sum())
-    low, high = wilson_interval(captured, total)
     # nothing is excluded: a text whose gender is not captured counts against the rate
-    return MetricReading(
-        value=captured / total if total else float("nan"),
-        ci_low=low,
-        ci_high=high,
-        n=int(total),
-        count=captured,
-        total=total,
-        kind="proportion",
-    )
+    captured = float(pd.to_numeric(rows["n_captured"]).sum())
+    return MetricReading.proportion(captured, float(pd.to_numeric(rows["n_generations"]).sum()))
 
 
 _BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"

@@ -8,6 +8,7 @@ runs over the same jobs are compared by a paired test over jobs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,25 @@ def _excluded(units: pd.DataFrame) -> float:
     return float(1.0 - coverage.mean())
 
 
+_SHARE_COLUMNS = ("job", "group", "F", "bls_pct_female", "coverage")
+
+
+def _jobs_reading(
+    units: pd.DataFrame, statistic: Callable[[Any], float], columns: Sequence[str], **more: Any
+) -> MetricReading:
+    """A reading over jobs: ``statistic`` of ``units`` (their ``columns`` kept for the
+    audit's paired tests over jobs), the mass on no gender expression left out."""
+    return MetricReading(
+        value=statistic(units),
+        n=len(units),
+        excluded_share=_excluded(units),
+        units=units[list(columns)],
+        unit_keys=_KEYS,
+        statistic=statistic,
+        **more,
+    )
+
+
 def _gap_reading(task: str) -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, task)
@@ -96,16 +116,7 @@ def _gap_reading(task: str) -> HeadlineMetric:
             if len(row)
             else (float("nan"), float("nan"))
         )
-        return MetricReading(
-            value=_gap(units),
-            ci_low=low,
-            ci_high=high,
-            n=len(units),
-            excluded_share=_excluded(units),
-            units=units[["job", "group", "F", "bls_pct_female", "coverage"]],
-            unit_keys=_KEYS,
-            statistic=_gap,
-        )
+        return _jobs_reading(units, _gap, _SHARE_COLUMNS, ci_low=low, ci_high=high)
 
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -130,15 +141,8 @@ def _gap_reading(task: str) -> HeadlineMetric:
 def _spearman_metric() -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, "explicit")
-        return MetricReading(
-            value=_spearman(units),
-            n=len(units),
-            excluded_share=_excluded(units),
-            units=units[["job", "group", "F", "bls_pct_female", "coverage"]],
-            unit_keys=_KEYS,
-            statistic=_spearman,
-            note="no saved interval; the audit's paired bootstrap over jobs gives one",
-        )
+        note = "no saved interval; the audit's paired bootstrap over jobs gives one"
+        return _jobs_reading(units, _spearman, _SHARE_COLUMNS, note=note)
 
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -163,14 +167,7 @@ def _coverage_metric() -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, "explicit")
         units = units.assign(covered=pd.to_numeric(units["coverage"]).clip(upper=1.0))
-        return MetricReading(
-            value=float(units["covered"].mean()),
-            n=len(units),
-            excluded_share=_excluded(units),
-            units=units[["job", "covered"]],
-            unit_keys=_KEYS,
-            statistic=mean_of("covered"),
-        )
+        return _jobs_reading(units, mean_of("covered"), ("job", "covered"))
 
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -196,15 +193,8 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
 
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, task)
-        return MetricReading(
-            value=statistic(units),
-            n=len(units),
-            excluded_share=_excluded(units),
-            units=units[["job", "group", "F", "M", "bls_pct_female", "coverage"]],
-            unit_keys=_KEYS,
-            statistic=statistic,
-            reference=50.0,
-        )
+        columns = ("job", "group", "F", "M", "bls_pct_female", "coverage")
+        return _jobs_reading(units, statistic, columns, reference=50.0)
 
     if to_bls:
         return HeadlineMetric(

@@ -7,7 +7,6 @@ from typing import Any
 
 import pandas as pd
 
-from gasp.errors import DataError
 from gasp.names import DEFAULT_NAME_MIN_COUNT
 from gasp.results import AuditResults
 from gasp.stats import BOOTSTRAP, IntervalScheme
@@ -21,6 +20,7 @@ from gasp.studies.pronoun_pairs._narrative_metrics import (
     top_names,
     unknown_reasons,
 )
+from gasp.studies.pronoun_pairs._samples import run_samples
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
 
 STORIES = "narrative_stories"  # one row per story: name, P(female | name), gender
@@ -109,12 +109,8 @@ def analyze_narrative_frame(
     """Names, genders, shares per cell, Table 4 and frequent names of ``samples`` (the
     store's samples: template, profession, sample_index, prompt, text); a name counts
     when the name table gives it at least ``name_min_count`` times."""
-    missing = sorted({"template", "profession", "text"} - set(samples.columns))
-    if missing:
-        raise DataError(f"these samples are not a narrative run (no column {missing[0]!r})")
-    if samples.empty:
-        raise DataError("the run has no stories to analyse")
-    frame = samples.copy()
+    needed = ("template", "profession", "text")
+    frame = run_samples(samples, needed, run="narrative", unit="stories")
     if "sample_index" not in frame:
         frame["sample_index"] = frame.groupby(["template", "profession"]).cumcount()
     if "prompt" not in frame:

@@ -29,9 +29,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from gasp.errors import ConfigError, DataError
 from gasp.results import AuditResults
 from gasp.stats import bh_q_values, wilson_interval
+from gasp.studies.pronoun_pairs._comparison_runs import (
+    comparison_meta,
+    comparison_runs,
+    write_comparison,
+)
 from gasp.studies.pronoun_pairs._metrics import OVERALL
 from gasp.studies.pronoun_pairs._narrative_analysis import SHARES
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND
@@ -155,49 +159,30 @@ def compare_narrative_runs(
     runs: Sequence[Path], out: Path, options: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Compare analysed narrative runs: tables to ``out``, the report inside it."""
-    from gasp.io import locate_run
-    from gasp.studies.pronoun_pairs.report import render
-
-    if len(runs) < 2:
-        raise ConfigError("a comparison needs at least two runs")
-    loaded = [AuditResults.load(locate_run(r).results) for r in runs]
-    for path, audit in zip(runs, loaded, strict=True):
-        if audit.meta.get("study_kind") != NARRATIVES_KIND or audit.get(SHARES) is None:
-            raise DataError(f"{path} holds no analysed narrative run")
-    labels = list(options.get("labels") or [])
-    if labels and len(labels) != len(loaded):
-        raise ConfigError(f"give one --label per run ({len(loaded)}), got {len(labels)}")
-    if not labels:
-        labels = [str(a.meta.get("model_id") or f"run {i + 1}") for i, a in enumerate(loaded)]
-    if len(set(labels)) != len(labels):
-        labels = [f"{label} ({i + 1})" for i, label in enumerate(labels)]
+    loaded, labels = comparison_runs(
+        runs, options, kind=NARRATIVES_KIND, table=SHARES, what="narrative run"
+    )
     shares, tests = compare_shares(
         {label: a[SHARES] for label, a in zip(labels, loaded, strict=True)}
     )
     comparison = AuditResults(
         tables={COMPARE_SHARES: shares, COMPARE_TESTS: tests},
-        meta={
-            "study_kind": NARRATIVES_KIND,
-            "kind": "comparison",
-            "labels": labels,
-            "runs": [str(r) for r in runs],
-            "settings": {
+        meta=comparison_meta(
+            NARRATIVES_KIND,
+            labels,
+            runs,
+            settings={
                 "interval": f"Wilson score, {CONFIDENCE:.0%}",
                 "test": "Pearson chi-square (no continuity correction) on runs x F/M/U",
                 "exact_below_expected": MIN_EXPECTED,
                 "multiplicity": "Benjamini-Hochberg over professions, per pair of runs",
             },
-        },
+        ),
     )
-    folder = comparison.save(out)
-    report = render(comparison, locate_run(folder).report)
     overall = tests[tests["profession"] == OVERALL]
     lines = [
         f"{r.first} vs {r.second}: female protagonists {r.female_share_first:.1%} vs "
         f"{r.female_share_second:.1%} over all professions, {r.test} p = {r.p_value:.3g}"
         for r in overall.itertuples()
     ]
-    return {
-        "lines": [*lines, f"results written to {folder}", f"report written to {report}"],
-        "report": report,
-    }
+    return write_comparison(comparison, out, lines)

@@ -8,7 +8,6 @@ from typing import Any
 
 import pandas as pd
 
-from gasp.errors import DataError
 from gasp.results import AuditResults
 from gasp.studies.pronoun_pairs._examples import ExampleIndex, cell_key
 from gasp.studies.pronoun_pairs._metrics import (
@@ -20,6 +19,7 @@ from gasp.studies.pronoun_pairs._metrics import (
     triples,
 )
 from gasp.studies.pronoun_pairs._parse import UNPARSED
+from gasp.studies.pronoun_pairs._samples import run_samples
 from gasp.studies.pronoun_pairs._study import PAIRS_KIND
 from gasp.studies.pronoun_pairs._templates import PRONOUNS
 
@@ -157,12 +157,7 @@ def analyze_pairs_frame(
     samples: template, pair_id, profession_a, profession_b, pronoun, expected,
     sample_index, text)."""
     needed = {"template", "pair_id", "profession_a", "profession_b", "pronoun", "expected", "text"}
-    missing = sorted(needed - set(samples.columns))
-    if missing:
-        raise DataError(f"these samples are not a paired-prompt run (no column {missing[0]!r})")
-    if samples.empty:
-        raise DataError("the run has no answers to analyse")
-    frame = samples.copy()
+    frame = run_samples(samples, needed, run="paired-prompt", unit="answers")
     if "sample_index" not in frame:
         frame["sample_index"] = 0
     answers = parse_answers(frame)

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from gasp.errors import ConfigError, DataError
 from gasp.io import TextTable
 from gasp.results import AuditResults
+from gasp.studies.pronoun_pairs._comparison_runs import (
+    comparison_meta,
+    comparison_runs,
+    write_comparison,
+)
 from gasp.studies.pronoun_pairs._metrics import IntervalSettings
 from gasp.studies.pronoun_pairs._pairs_analysis import (
     ANSWERS,
@@ -57,12 +61,22 @@ def _pairs_audit(
     )
 
 
+def _saved(
+    audit: AuditResults,
+    results: Path,
+    lines_of: Callable[[AuditResults], list[str]],
+    notes: Sequence[str] = (),
+) -> dict[str, Any]:
+    """Save ``audit`` to ``results``; the lines to print: ``notes``, the summary and where
+    the results went."""
+    folder = audit.save(results)
+    return {"lines": [*notes, *lines_of(audit), f"results written to {folder}"]}
+
+
 def analyze_pairs(store: Path, results: Path, options: Mapping[str, Any]) -> dict[str, Any]:
     """Analyse a paired-prompt run store into ``results``; the lines to print."""
     samples, manifest = read_samples(store)
-    audit = _pairs_audit(samples, options, _meta(manifest, store))
-    folder = audit.save(results)
-    return {"lines": [*pairs_lines(audit), f"results written to {folder}"]}
+    return _saved(_pairs_audit(samples, options, _meta(manifest, store)), results, pairs_lines)
 
 
 def analyze_pairs_texts(
@@ -73,8 +87,7 @@ def analyze_pairs_texts(
     audit = _pairs_audit(frame, options, text_meta(texts))
     notes = [*texts.notes, *notes]
     record_input(audit.meta, texts, notes)
-    folder = audit.save(results)
-    return {"lines": [*notes, *pairs_lines(audit), f"results written to {folder}"]}
+    return _saved(audit, results, pairs_lines, notes)
 
 
 def _narratives_audit(
@@ -106,8 +119,7 @@ def analyze_narratives(store: Path, results: Path, options: Mapping[str, Any]) -
 
     samples, manifest = read_samples(store)
     audit = _narratives_audit(samples, options, _meta(manifest, store))
-    folder = audit.save(results)
-    return {"lines": [*summary_lines(audit), f"results written to {folder}"]}
+    return _saved(audit, results, summary_lines)
 
 
 def analyze_narrative_texts(
@@ -119,8 +131,7 @@ def analyze_narrative_texts(
     audit = _narratives_audit(narrative_frame(texts), options, text_meta(texts))
     notes = list(texts.notes)
     record_input(audit.meta, texts, notes)
-    folder = audit.save(results)
-    return {"lines": [*notes, *summary_lines(audit), f"results written to {folder}"]}
+    return _saved(audit, results, summary_lines, notes)
 
 
 def render_report(results: Path, out: Path, options: Mapping[str, Any]) -> Path:
@@ -138,23 +149,11 @@ def compare_pairs_runs(
     runs: Sequence[Path], out: Path, options: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Table 3 per model, Figure 4's data and McNemar's test across paired-prompt runs."""
-    from gasp.io import locate_run
     from gasp.studies.pronoun_pairs._compare import mcnemar_table
-    from gasp.studies.pronoun_pairs.report import render
 
-    if len(runs) < 2:
-        raise ConfigError("a comparison needs at least two runs")
-    labels = list(options.get("labels") or [])
-    loaded = [AuditResults.load(locate_run(r).results) for r in runs]
-    if labels and len(labels) != len(loaded):
-        raise ConfigError(f"give one --label per run ({len(loaded)}), got {len(labels)}")
-    if not labels:
-        labels = [str(a.meta.get("model_id") or f"run {i + 1}") for i, a in enumerate(loaded)]
-    if len(set(labels)) != len(labels):
-        labels = [f"{label} ({i + 1})" for i, label in enumerate(labels)]
-    for path, audit in zip(runs, loaded, strict=True):
-        if audit.meta.get("study_kind") != PAIRS_KIND or audit.get(TRIPLES) is None:
-            raise DataError(f"{path} holds no analysed paired-prompt run")
+    loaded, labels = comparison_runs(
+        runs, options, kind=PAIRS_KIND, table=TRIPLES, what="paired-prompt run"
+    )
     models = pd.concat(
         [a[TABLE3].assign(model=label) for a, label in zip(loaded, labels, strict=True)]
     )
@@ -164,26 +163,18 @@ def compare_pairs_runs(
     )
     comparison = AuditResults(
         tables={MODELS: models.reset_index(drop=True), MCNEMAR: test},
-        meta={
-            "study_kind": PAIRS_KIND,
-            "kind": "comparison",
-            "labels": labels,
-            "runs": [str(r) for r in runs],
-            "manifests": {
-                label: a.meta.get("manifest") for a, label in zip(loaded, labels, strict=True)
-            },
-            "settings": {"mcnemar_exact_below": 25, "continuity_correction": True},
-        },
+        meta=comparison_meta(
+            PAIRS_KIND,
+            labels,
+            runs,
+            manifests={lab: a.meta.get("manifest") for a, lab in zip(loaded, labels, strict=True)},
+            settings={"mcnemar_exact_below": 25, "continuity_correction": True},
+        ),
     )
-    folder = comparison.save(out)
-    report = render(comparison, locate_run(folder).report)
     overall = test[(test["template"] == "Overall") & (test["metric"] == "inconsistent")]
     lines = [
         f"{r.first} vs {r.second}: inconsistent {r.share_first:.1%} vs {r.share_second:.1%} "
         f"on {r.units} shared triples, McNemar p = {r.p_value:.3g}"
         for r in overall.itertuples()
     ]
-    return {
-        "lines": [*lines, f"results written to {folder}", f"report written to {report}"],
-        "report": report,
-    }
+    return write_comparison(comparison, out, lines)

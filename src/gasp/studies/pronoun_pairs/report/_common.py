@@ -10,6 +10,11 @@ import pandas as pd
 
 from gasp.report import ReportWriter, Section, ViewerText, escape, item_html
 
+#: The viewer's labels both studies leave out: no associated group, no look-up box (a
+#: number, not a word, opens the texts).
+_NOT_SHOWN = dict.fromkeys(
+    ("not_named", "associated", "not_associated", "lookup", "lookup_placeholder"), ""
+)
 #: The text viewer of the paired test: a number opens the answers (or triples) it counts.
 PAIRS_VIEWER = ViewerText(
     title="Texts behind \u201c{key}\u201d",
@@ -18,12 +23,8 @@ PAIRS_VIEWER = ViewerText(
     "to {cap} are kept per number, shared among the groups, {per_page} per page.",
     missing="No texts are saved for this number.",
     named="pronoun",
-    not_named="",
-    associated="",
-    not_associated="",
-    lookup="",
-    lookup_placeholder="",
     lookup_button="Show texts",
+    **_NOT_SHOWN,
 )
 #: The text viewer of the narrative test: a number opens the stories it counts (the line
 #: above a story names the protagonist and the gender of the name; the tabs group by it).
@@ -35,12 +36,8 @@ NARRATIVE_VIEWER = ViewerText(
     missing="No stories are saved for this number.",
     template="opening",
     named="",
-    not_named="",
-    associated="",
-    not_associated="",
-    lookup="",
-    lookup_placeholder="",
     lookup_button="Show stories",
+    **_NOT_SHOWN,
 )
 
 #: A cell of a clickable table: the text shown and the key of its texts (None: plain).
