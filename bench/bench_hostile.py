@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,10 +20,23 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from gasp.store import StoreLock
 from gasp.testing import FakeOpenAIServer
 
 Case = tuple[str, Callable[[Path, str], list[str]]]
 MOCK = ["-m", "mock/personas", "--quick"]
+GENERATE_ONLY = ["--skip", "analyze", "--skip", "probe", "--skip", "report", "--quiet"]
+
+#: A generated run copied into every case's folder as ``g`` (made once by :func:`main`).
+TEMPLATE: dict[str, Path] = {}
+#: Locks a case holds while the command runs (given back after it).
+HELD: list[StoreLock] = []
+
+
+def _generating(root: Path) -> Path:
+    """Hold the lock of run ``g`` from this process, as a run still generating does."""
+    HELD.append(StoreLock(root / "g" / "run.sqlite").acquire())
+    return root / "g"
 
 
 def _runs(root: Path) -> None:
@@ -35,6 +49,9 @@ def _runs(root: Path) -> None:
 
 def _files(root: Path) -> None:
     _runs(root)
+    if "run" in TEMPLATE:
+        shutil.copytree(TEMPLATE["run"], root / "g")
+    (root / "notes.csv").write_text("my,own\nnotes,here\n")
     (root / "-data.csv").write_text("text\nhello\n")
     (root / "two.csv").write_text("text,text\na,b\n")
     with zipfile.ZipFile(root / "log.zip", "w") as z:
@@ -79,6 +96,8 @@ CASES: list[Case] = [
     ("zip not an Inspect log", lambda r, u: ["analyze", "log.zip", "--study", "narratives"]),
     ("missing run to compare", lambda r, u: ["compare", "a", "nowhere", "--out", "c"]),
     ("negative n", lambda r, u: ["run", "pronoun-pairs", "-m", "mock/personas", "--n", "-3"]),
+    ("export over an unrelated file", lambda r, u: ["export", "g", "notes.csv"]),
+    ("export a run being generated", lambda r, u: ["export", str(_generating(r)), "new.csv"]),
 ]  # fmt: skip
 
 
@@ -100,24 +119,35 @@ def main() -> int:
     args = parser.parse_args()
     env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong"}
     tracebacks = multiline = writes = failing = 0
-    with FakeOpenAIServer(api_key="right", models=["fake"]) as server:
+    with (
+        tempfile.TemporaryDirectory() as made,
+        FakeOpenAIServer(api_key="right", models=["fake"]) as server,
+    ):
+        TEMPLATE["run"] = Path(made) / "g"
+        subprocess.run(
+            [sys.executable, "-m", "gasp", "run", "pronoun-pairs", *MOCK,
+             "--out", str(TEMPLATE["run"]), *GENERATE_ONLY],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
         for name, make in CASES:
             if args.only not in name:
                 continue
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(tmp)
                 _files(root)
+                command = [sys.executable, "-m", "gasp", *make(root, server.base_url)]
                 before = _snapshot(root)
                 start = time.monotonic()
                 result = subprocess.run(
-                    [sys.executable, "-m", "gasp", *make(root, server.base_url)],
-                    cwd=root, env=env, capture_output=True, text=True, timeout=300,
-                )  # fmt: skip
+                    command, cwd=root, env=env, capture_output=True, text=True, timeout=300
+                )
                 seconds = time.monotonic() - start
                 lines = result.stderr.strip().splitlines()
                 traced = "Traceback" in result.stderr
                 one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
                 wrote = _snapshot(root) != before
+                while HELD:
+                    HELD.pop().release()
                 tracebacks += traced
                 multiline += not one_line
                 writes += wrote
