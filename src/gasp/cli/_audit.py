@@ -134,6 +134,8 @@ def audit_command(
     )
     names = study_list(studies) or None
     audit = prepare_audit(list(model or []), names, baseline, out, level, config)
+    for line in audit.warnings:
+        typer.echo(f"gasp: warning: {line}", err=True)
     if plan or detect or max_requests is not None or max_cost is not None:
         audit, planned = plan_audit(audit)
         for line in planned.lines():
