@@ -29,6 +29,8 @@ GENERATE_ONLY = ["--skip", "analyze", "--skip", "probe", "--skip", "report", "--
 
 #: A generated run copied into every case's folder as ``g`` (made once by :func:`main`).
 TEMPLATE: dict[str, Path] = {}
+#: Base URLs of the fake servers besides the main one (``no-list``: no ``/models``).
+SERVERS: dict[str, str] = {}
 #: Locks a case holds while the command runs (given back after it).
 HELD: list[StoreLock] = []
 
@@ -96,6 +98,30 @@ CASES: list[Case] = [
     ("zip not an Inspect log", lambda r, u: ["analyze", "log.zip", "--study", "narratives"]),
     ("missing run to compare", lambda r, u: ["compare", "a", "nowhere", "--out", "c"]),
     ("negative n", lambda r, u: ["run", "pronoun-pairs", "-m", "mock/personas", "--n", "-3"]),
+    ("compare a run with its store", lambda r, u: ["compare", "a", "a/run.sqlite", "--out", "c"]),
+    (
+        "option of a study not run",
+        lambda r, u: ["audit", "-m", "mock/personas", "--studies", "narratives",
+                      "--study-option", "pronoun-pairs:n=3", "--out", "au"],
+    ),
+    (
+        "model option naming a study",
+        lambda r, u: ["audit", "-m", "mock/personas", "--studies", "narratives",
+                      "--model-option", "pronoun-pairs:n=3", "--out", "au"],
+    ),
+    ("empty --studies", lambda r, u: ["audit", "-m", "mock/personas", "--studies", "", "-o", "x"]),
+    (
+        "wrong key, server without /models",
+        lambda r, u: [
+            "run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
+            "--base-url", SERVERS["no-list"], "--api-key-env", "GASP_BENCH_WRONG_KEY",
+            "--out", "run",
+        ],
+    ),
+    (
+        "wrong key, openai/ provider",
+        lambda r, u: ["run", "pronoun-pairs", "--quick", "-m", "openai/fake", "--out", "run"],
+    ),
     ("export over an unrelated file", lambda r, u: ["export", "g", "notes.csv"]),
     ("export a run being generated", lambda r, u: ["export", str(_generating(r)), "new.csv"]),
 ]  # fmt: skip
@@ -117,12 +143,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="keep the cases whose name holds this")
     args = parser.parse_args()
-    env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong"}
+    env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong", "OPENAI_API_KEY": "wrong"}
     tracebacks = multiline = writes = failing = 0
     with (
         tempfile.TemporaryDirectory() as made,
         FakeOpenAIServer(api_key="right", models=["fake"]) as server,
+        FakeOpenAIServer(api_key="right", models_status=404) as no_list,
     ):
+        SERVERS["no-list"] = no_list.base_url
+        env["OPENAI_BASE_URL"] = server.base_url
         TEMPLATE["run"] = Path(made) / "g"
         subprocess.run(
             [sys.executable, "-m", "gasp", "run", "pronoun-pairs", *MOCK,

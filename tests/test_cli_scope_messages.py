@@ -10,8 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import gasp
 from _cli import gasp_exit_code
 from gasp.audit import AuditConfig, prepare_audit
+from gasp.errors import ConfigError
 
 NARRATIVES = ("-m", "mock/personas", "--studies", "narratives", "--quick")
 NOT_RUN = (
@@ -126,3 +128,16 @@ def test_runs_that_share_no_triple_say_so_without_nan(
     assert (tests["units"] == 0).all() and tests["p_value"].isna().all()
     page = (out / "report" / "report.html").read_text(encoding="utf-8")
     assert "not tested: no unit shared" in page and not re.search(r"\bnan\b", page, re.I)
+
+
+@pytest.mark.parametrize("given", ["", " , "])
+def test_studies_that_name_no_study_are_refused_not_read_as_every_study(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, given: str
+) -> None:
+    out = tmp_path / "audit"
+    args = ["audit", "-m", "mock/personas", "--studies", given, "--out", str(out)]
+    assert gasp_exit_code(monkeypatch, *args) == 2
+    assert _one_line(capsys).startswith("--studies names no study; give one or more of: ")
+    with pytest.raises(ConfigError, match="names no study"):
+        gasp.audit("mock/personas", studies=given, out=out)
+    assert not out.exists()

@@ -81,11 +81,14 @@ def check_studies(names: Sequence[str]) -> list[str]:
     or for none at all."""
     from gasp.studies import study_names
 
-    unknown = [n for n in names if n not in study_names()]
-    if unknown or not names:
+    if not names:
         raise ConfigError(
-            f"unknown study {unknown[0] if unknown else ''!r}; the studies are: "
-            + ", ".join(study_names())
+            "--studies names no study; give one or more of: " + ", ".join(study_names())
+        )
+    unknown = [n for n in names if n not in study_names()]
+    if unknown:
+        raise ConfigError(
+            f"unknown study {unknown[0]!r}; the studies are: " + ", ".join(study_names())
         )
     return list(dict.fromkeys(names))
 

@@ -141,7 +141,7 @@ def prepare_audit(
     from gasp.studies import get_study_type, study_names
 
     chosen = parse_models(list(models), config.system_prompt_variants)
-    names = check_studies(list(studies) if studies else list(study_names()))
+    names = check_studies(list(studies) if studies is not None else list(study_names()))
     base = baseline_of(chosen, baseline)
     if config.fail_on not in (None, FAIL_ON_WORSE):
         raise ConfigError(f"--fail-on must be 'worse', got {config.fail_on!r}")
@@ -310,7 +310,7 @@ def run_audit(
     config = AuditConfig(**options)
     model_list = [models] if isinstance(models, str) else list(models)
     study_list = studies.split(",") if isinstance(studies, str) else studies
-    study_list = [s.strip() for s in study_list or () if s.strip()] or None
+    study_list = None if study_list is None else [s.strip() for s in study_list if s.strip()]
     audit = prepare_audit(model_list, study_list, baseline, Path(out), level, config)
     for line in audit.warnings:
         print(f"gasp: warning: {line}", file=sys.stderr)

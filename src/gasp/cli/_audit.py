@@ -132,7 +132,7 @@ def audit_command(
         max_cost=max_cost,
         request_rate=request_rate,
     )
-    names = study_list(studies) or None
+    names = study_list(studies) if studies is not None else None
     audit = prepare_audit(list(model or []), names, baseline, out, level, config)
     for line in audit.warnings:
         typer.echo(f"gasp: warning: {line}", err=True)
