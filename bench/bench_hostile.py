@@ -10,6 +10,7 @@ writes, whose target is 0, 0, 0 (the exit status is the count of failing cases).
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -23,6 +24,8 @@ from pathlib import Path
 from gasp.store import StoreLock
 from gasp.testing import FakeOpenAIServer
 
+#: A case: its name, and the arguments of ``gasp`` given the case's folder and the fake
+#: server's URL (made before the folder is looked at, so it may write its own input).
 Case = tuple[str, Callable[[Path, str], list[str]]]
 MOCK = ["-m", "mock/personas", "--quick"]
 GENERATE_ONLY = ["--skip", "analyze", "--skip", "probe", "--skip", "report", "--quiet"]
@@ -55,9 +58,51 @@ def _files(root: Path) -> None:
         shutil.copytree(TEMPLATE["run"], root / "g")
     (root / "notes.csv").write_text("my,own\nnotes,here\n")
     (root / "-data.csv").write_text("text\nhello\n")
-    (root / "two.csv").write_text("text,text\na,b\n")
+    (root / "two.csv").write_text("text,profession,text\nSarah. She ran.,nurse,Tom.\n")
+    (root / "two.jsonl").write_text('{"text": "Sarah.", "profession": "nurse", "text": "Tom."}\n')
+    for name, value in (("nan", "nan"), ("inf", "inf")):
+        (root / f"{name}.csv").write_text(
+            f"text,profession,sample_index\nSarah.,nurse,0\nTom.,nurse,{value}\n"
+        )
     with zipfile.ZipFile(root / "log.zip", "w") as z:
         z.writestr("hello.txt", "not an Inspect log")
+    with zipfile.ZipFile(root / "log.eval", "w") as z:
+        z.writestr("hello.txt", "not an Inspect log")
+    _lm_eval_choices(root / "pythia" / "samples_gender_mc_2026-11-25T10-00-00.1.jsonl")
+
+
+def _lm_eval_choices(path: Path) -> None:
+    """An lm-eval samples file of a multiple-choice task, as ``--log_samples`` writes
+    it: each answer choice's log-likelihood, no generated text."""
+    path.parent.mkdir(parents=True)
+    lines = []
+    for doc_id, job in enumerate(["nurse", "roofer"] * 10):
+        question = f"Who is the {job}?"
+        arguments = {
+            f"gen_args_{i}": {"arg_0": f"Question: {question}\nAnswer:", "arg_1": choice}
+            for i, choice in enumerate([" he", " she"])
+        }
+        lines.append({
+            "doc_id": doc_id, "doc": {"question": question, "label": 0}, "target": "0",
+            "arguments": arguments, "resps": [[["-5.28", "False"]], [["-4.91", "True"]]],
+            "filtered_resps": [["-5.28", "False"], ["-4.91", "True"]], "filter": "none",
+            "metrics": ["acc"], "acc": 0.0,
+        })  # fmt: skip
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    results = {"configs": {"gender_mc": {"output_type": "multiple_choice"}}, "model_name": "m"}
+    (path.parent / "results_2026-11-25T10-00-00.1.json").write_text(json.dumps(results))
+
+
+def _cancelled_inspect_log(root: Path) -> list[str]:
+    """An Inspect AI log cancelled before any sample was answered."""
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSpec, write_eval_log
+
+    spec = EvalSpec(
+        created="2026-11-25T10:00:00+00:00", task="gasp/narratives",
+        dataset=EvalDataset(name="narratives"), model="hf/org/model", config=EvalConfig(),
+    )  # fmt: skip
+    write_eval_log(EvalLog(eval=spec, status="cancelled", samples=[]), str(root / "cancelled.eval"))
+    return ["analyze", "cancelled.eval"]
 
 
 CASES: list[Case] = [
@@ -124,6 +169,31 @@ CASES: list[Case] = [
     ),
     ("export over an unrelated file", lambda r, u: ["export", "g", "notes.csv"]),
     ("export a run being generated", lambda r, u: ["export", str(_generating(r)), "new.csv"]),
+    ("table with two text columns", lambda r, u: ["analyze", "two.csv", "--study", "narratives"]),
+    ("JSONL with two text keys", lambda r, u: ["analyze", "two.jsonl", "--study", "narratives"]),
+    (
+        "one column for two roles",
+        lambda r, u: [
+            "analyze", "nan.csv", "--study", "narratives",
+            "--column", "text=profession", "--column", "sample_index=profession",
+        ],
+    ),
+    ("NaN sample_index", lambda r, u: ["analyze", "nan.csv", "--study", "narratives"]),
+    ("inf sample_index", lambda r, u: ["analyze", "inf.csv", "--study", "narratives"]),
+    ("zip named .eval", lambda r, u: ["analyze", "log.eval", "--study", "narratives"]),
+    ("Inspect log cancelled, empty", lambda r, u: _cancelled_inspect_log(r)),
+    (
+        "lm-eval multiple choice",
+        lambda r, u: [
+            "analyze", "pythia/samples_gender_mc_2026-11-25T10-00-00.1.jsonl",
+            "--study", "narratives", "--column", "profession=question",
+        ],
+    ),
+    ("hub dataset name", lambda r, u: ["analyze", "someuser/stories", "--study", "narratives"]),
+    (
+        "hf:// dataset name",
+        lambda r, u: ["analyze", "hf://datasets/someuser/stories", "--study", "narratives"],
+    ),
 ]  # fmt: skip
 
 
@@ -164,12 +234,13 @@ def main() -> int:
             with tempfile.TemporaryDirectory() as tmp:
                 root = Path(tmp)
                 _files(root)
-                command = [sys.executable, "-m", "gasp", *make(root, server.base_url)]
+                command = make(root, server.base_url)  # may write the case's own input
                 before = _snapshot(root)
                 start = time.monotonic()
                 result = subprocess.run(
-                    command, cwd=root, env=env, capture_output=True, text=True, timeout=300
-                )
+                    [sys.executable, "-m", "gasp", *command],
+                    cwd=root, env=env, capture_output=True, text=True, timeout=300,
+                )  # fmt: skip
                 seconds = time.monotonic() - start
                 lines = result.stderr.strip().splitlines()
                 traced = "Traceback" in result.stderr

@@ -65,7 +65,7 @@ def card(tmp_path_factory: pytest.TempPathFactory) -> dict:
                 code = gasp_exit_code(
                     mp, "run", study, "--quick", *SIZES[study],
                     "-m", BACKEND.get(study, "mock/personas"), *extra,
-                    "--skip", "probe", "--out", str(folder),
+                    "--skip", "probe", "--skip", "report", "--out", str(folder),
                 )  # fmt: skip
                 assert code == 0, (study, name)
                 folders.append(str(folder))

@@ -175,19 +175,25 @@ def test_a_typo_never_locks_the_folder(
     assert record["runs"]["b/pronoun-pairs"]["spec"] == "mock/personas"
 
 
+#: The run without --quick keeps the quick run's two profession pairs (not the default
+#: thousand): the quick setting still differs, and the run takes seconds.
+QUICK_PAIRS = ("--study-option", "pronoun-pairs:pairs=2")
+
+
 @pytest.mark.parametrize(
-    ("args", "named"),
+    ("quick", "args", "named"),
     [
-        (("--seed", "3"), "seed 0 -> 3"),
-        (("--study-option", "pronoun-pairs:pairs=3"), "study_options"),
-        (("--model-option", "b:female_share=0.9"), "model_options"),
-        ((), "quick True -> False"),
+        (True, ("--seed", "3"), "seed 0 -> 3"),
+        (True, ("--study-option", "pronoun-pairs:pairs=3"), "study_options"),
+        (True, ("--model-option", "b:female_share=0.9"), "model_options"),
+        (False, QUICK_PAIRS, "quick True -> False"),
     ],
 )
 def test_a_changed_setting_is_refused_naming_it_or_redone(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     tmp_path: Path,
+    quick: bool,
     args: tuple[str, ...],
     named: str,
 ) -> None:
@@ -195,8 +201,8 @@ def test_a_changed_setting_is_refused_naming_it_or_redone(
     assert gasp_exit_code(monkeypatch, *BASE, *TWO, "--out", str(out)) == 0
     capsys.readouterr()
     before = (out / "audit.json").read_text(encoding="utf-8")
-    quick = () if not args else ("--quick",)
-    again = ("audit", *quick, "--studies", "pronoun-pairs", *TWO, *args, "--out", str(out))
+    flag = ("--quick",) if quick else ()
+    again = ("audit", *flag, "--studies", "pronoun-pairs", *TWO, *args, "--out", str(out))
     assert gasp_exit_code(monkeypatch, *again) == 2
     line = _one_error(capsys)
     assert named in line and "--redo pronoun-pairs" in line

@@ -78,3 +78,14 @@ def test_prices_live_with_the_backends() -> None:
     assert price_per_mtok("openai-compatible/gpt-4o") is None
     assert price_per_mtok("openai/unknown") is None
     assert cost_usd((1.0, 2.0), 1_000_000, 500_000) == pytest.approx(2.0)
+
+
+def test_the_vllm_optimization_level_reaches_the_engine_only_when_given() -> None:
+    from gasp.backends._vllm import VLLMBackend
+
+    engine = VLLMBackend.from_spec("m", {"optimization_level": 0})._engine_args
+    assert engine["optimization_level"] == 0
+    assert "optimization_level" not in VLLMBackend.from_spec("m")._engine_args
+    for bad, said in ((4, "at most 3"), (-1, "at least 0"), ("O0", "an integer")):
+        with pytest.raises(ConfigError, match=f"optimization_level.*{said}"):
+            VLLMBackend.from_spec("m", {"optimization_level": bad})

@@ -149,3 +149,19 @@ def test_the_cache_length_is_rounded_up_and_holds_prompt_and_answer() -> None:
     assert shape is not None
     assert shape.length == 2 * LENGTH_STEP  # 9 prompt tokens + 64 new, rounded up
     assert decoder.mode == "eager"  # no graph on the CPU
+
+
+def test_16_bit_prompts_are_padded_to_a_shared_width_without_changing_the_answers() -> None:
+    from gasp.backends._hf_decoding import PROMPT_STEP
+
+    model = _model("sdpa").to(torch.bfloat16)
+    ids, mask = _batch(PROMPTS)
+    decoder = StaticDecoder(model, use_graph=False, grouped=False)
+    assert decoder.pad_prompts and ids.shape[1] % PROMPT_STEP
+    got = decoder.generate(ids, mask, 12, [], PAD).tokens
+    extra = PROMPT_STEP - ids.shape[1] % PROMPT_STEP
+    padded = torch.nn.functional.pad(ids, (extra, 0), value=PAD)
+    padded_mask = torch.nn.functional.pad(mask, (extra, 0), value=0)
+    assert got == _reference(model, padded, padded_mask, 12, [])
+    assert all(len(row) == 12 for row in got)
+    assert not StaticDecoder(_model("sdpa")).pad_prompts

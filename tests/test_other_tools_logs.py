@@ -63,7 +63,10 @@ def test_an_lm_eval_samples_file_is_analysed_one_row_per_repeat(
     path = _write_lm_eval(tmp_path)
     frame, fmt, notes = read_frame(path)
     assert fmt == "lm-eval" and len(frame) == 6
-    assert notes == ["read 6 generations of lm-eval task 'gasp_narratives'"]
+    assert notes == [
+        "read 6 generations of lm-eval task 'gasp_narratives'",
+        f"no model name: results_2026-11-25T10-00-00.123456.json is not beside {path.name}",
+    ]
     assert frame["prompt"].tolist()[3] == "Once upon a time there was a roofer called"
     assert frame["sample_index"].tolist() == [0, 1, 2, 0, 1, 2]
     assert "meta" not in frame.columns  # only a document's scalar fields become columns

@@ -127,8 +127,13 @@ def _study_section(card: Scorecard, study: Mapping[str, Any]) -> Section:
     return section
 
 
-_COLOURS = {"better": "#1a7f37", "worse": "#c62828", "no difference": "#555555"}
-_MARKERS = {"better": "^", "worse": "v", "no difference": "o"}
+_COLOURS = {
+    "better": "#1a7f37",
+    "worse": "#c62828",
+    "differs": "#8a5a00",
+    "no difference": "#555555",
+}
+_MARKERS = {"better": "^", "worse": "v", "differs": "D", "no difference": "o"}
 
 
 def _forest(card: Scorecard, out: Path) -> str:
@@ -166,7 +171,9 @@ def _forest(card: Scorecard, out: Path) -> str:
         "One panel per metric, in the metric's own unit: each model minus the baseline "
         "(of the value, or of its distance to 0 or to the reference: a negative distance "
         "difference is an improvement), with its 95% interval. Marks: triangle up = "
-        "better, triangle down = worse, circle = no difference after the correction. "
+        "better, triangle down = worse, diamond = differs (significant, with no better "
+        "side: a signed shift, or a gap whose guard share moved), circle = no difference "
+        "after the correction. "
         "Comparisons that were not tested are not drawn.",
         {"PNG": f"{FIGURES_DIR}/forest.png", "SVG": f"{FIGURES_DIR}/forest.svg"},
     )

@@ -24,7 +24,7 @@ from gasp.audit._difference import DifferenceSettings, compare_readings
 from gasp.errors import GaspError
 from gasp.io import RunPaths
 from gasp.report import REPORT_FILE
-from gasp.results import CLOSER_TO_REFERENCE, HIGHER, AuditResults, MetricReading
+from gasp.results import CLOSER_TO_REFERENCE, HIGHER, NEITHER, AuditResults, MetricReading
 from gasp.stats import bh_q_values
 from gasp.studies import get_study_type
 
@@ -222,11 +222,18 @@ def manifest_hash(results: AuditResults) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: The direction of a significant difference in a metric with no better side, or of a
+#: "better" one whose guard metric moved (see :attr:`HeadlineMetric.guard`).
+DIFFERS = "differs"
+
+
 def _direction(better: str, difference: float, significant: bool, tested: bool) -> str:
     if not tested:
         return "not tested"
     if not significant or not math.isfinite(difference) or difference == 0:
         return "no difference"
+    if better == NEITHER:
+        return DIFFERS
     if better == HIGHER:
         return "better" if difference > 0 else "worse"
     # lower, and distances to 0 / to the reference
@@ -300,6 +307,7 @@ def build_scorecard(
                         "interval_scheme": m.interval_scheme,
                         "denominator": m.denominator,
                         "leaves_out": m.leaves_out,
+                        "guard": m.guard,
                     }
                     for m in kind.headline_metrics()
                 ],
@@ -365,6 +373,24 @@ def correct(card: Scorecard) -> None:
         row["direction"] = _direction(
             row["better"], row["difference"], row["significant"], row["p_value"] is not None
         )
+    _apply_guards(card)
+
+
+def _apply_guards(card: Scorecard) -> None:
+    """A "better" reads "differs" where the metric's guard moved between the same models."""
+    guards = {
+        (study["study"], metric["metric"]): metric.get("guard") or ""
+        for study in card.studies
+        for metric in study["metrics"]
+    }
+    rows = {(r["study"], r["metric"], r["model"], r["baseline"]): r for r in card.comparison_rows}
+    for row in card.comparison_rows:
+        guard = guards.get((row["study"], row["metric"]), "")
+        if not guard or row["direction"] != "better":
+            continue
+        moved = rows.get((row["study"], guard, row["model"], row["baseline"]))
+        if moved is not None and moved["direction"] in ("worse", DIFFERS):
+            row["direction"] = DIFFERS
 
 
 def write_scorecard(card: Scorecard, out: Path) -> Path:

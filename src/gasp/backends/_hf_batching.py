@@ -56,7 +56,7 @@ PROBE_REPEATS = 3
 #: Doubling the batch must raise tokens/s by at least this factor to be kept.
 MIN_GAIN = 1.10
 #: The largest batch ``auto`` chooses, and the sequence length its memory bound plans for.
-MAX_BATCH = 1024
+MAX_BATCH = 4096
 PLANNED_TOKENS = 512
 #: Share of the free device memory the key/value caches of a batch may take.
 MEMORY_SHARE = 0.5

@@ -51,6 +51,9 @@ logger = logging.getLogger("gasp.backends")
 #: Cache lengths are rounded up to a multiple of this, so that batches of similar
 #: prompt lengths share one captured graph.
 LENGTH_STEP = 64
+#: In 16-bit dtypes prompts are left-padded to a multiple of this width, so that
+#: batches of similar prompts share the attention kernels' plans (built per shape).
+PROMPT_STEP = 32
 #: Steps between two checks (one device synchronisation) of whether every sequence ended.
 CHECK_EVERY = 8
 #: End-of-sequence ids a decoder holds (a model has one to three).
@@ -214,6 +217,9 @@ class StaticDecoder:
             and config._attn_implementation == "sdpa"
             and shared < int(config.num_attention_heads)
         )
+        #: Whether prompts are left-padded to a multiple of :data:`PROMPT_STEP` (16-bit
+        #: dtypes; float32 keeps ``model.generate``'s shapes, and so its exact texts).
+        self.pad_prompts = next(model.parameters()).dtype != torch.float32
         self.keyword = cache_keyword(model.get_decoder())
         self._shape: _Shape | None = None
         #: Why graphs were given up (None while they work or were never tried).
@@ -289,6 +295,10 @@ class StaticDecoder:
 
         With no ``eos_ids`` every sequence runs ``max_new_tokens`` steps.
         """
+        if self.pad_prompts and input_ids.shape[1] % PROMPT_STEP:
+            extra = PROMPT_STEP - input_ids.shape[1] % PROMPT_STEP
+            input_ids = F.pad(input_ids, (extra, 0), value=pad_id)
+            attention_mask = F.pad(attention_mask, (extra, 0), value=0)
         batch, prompt = input_ids.shape
         s = self._shape_for(batch, _bucket(prompt + max_new_tokens))
         real = attention_mask.to(device=self.device, dtype=torch.bool)

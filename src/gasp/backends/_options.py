@@ -46,8 +46,10 @@ class Options:
             raise self._bad(name, f"between {minimum} and {maximum}", value)
         return number
 
-    def get_int(self, name: str, default: int, *, minimum: int | None = None) -> int:
-        """An integer of at least ``minimum``."""
+    def get_int(
+        self, name: str, default: int, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
+        """An integer of at least ``minimum`` and at most ``maximum``."""
         value = self._get(name)
         if value is None:
             return default
@@ -61,6 +63,8 @@ class Options:
             raise self._bad(name, "an integer", value)
         if minimum is not None and number < minimum:
             raise self._bad(name, f"at least {minimum}", value)
+        if maximum is not None and number > maximum:
+            raise self._bad(name, f"at most {maximum}", value)
         return number
 
     def get_int_or_auto(self, name: str, *, minimum: int | None = None) -> int | None:

@@ -38,7 +38,8 @@ class VLLMBackend(ThreadedBatchBackend):
 
     Options: ``batch_size`` (default 64), ``dtype`` (default ``auto``),
     ``gpu_memory_utilization`` (default 0.9), ``max_model_len`` (default: the
-    model's), ``tensor_parallel_size`` (default 1). Scores are exact.
+    model's), ``tensor_parallel_size`` (default 1), ``optimization_level`` (vLLM's
+    ``-O``, 0 to 3; default: vLLM's; 0 starts without compiling). Scores are exact.
     """
 
     capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
@@ -66,6 +67,8 @@ class VLLMBackend(ThreadedBatchBackend):
         max_len = opts.get_int("max_model_len", 0, minimum=0)
         if max_len:
             args["max_model_len"] = max_len
+        if opts.get_raw("optimization_level") is not None:
+            args["optimization_level"] = opts.get_int("optimization_level", 0, minimum=0, maximum=3)
         opts.reject_unknown()
         return cls(model, batch_size=batch_size, engine_args=args)
 

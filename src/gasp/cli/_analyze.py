@@ -18,7 +18,7 @@ from gasp.errors import ConfigError
 @app.command()
 def analyze(
     run: Annotated[
-        Path,
+        str,  # kept as typed: a path's "hf://" would lose a slash
         typer.Argument(
             help="The run to analyse: a run folder, a run store (.sqlite), or texts you "
             "already have: a table (.csv, .tsv, .parquet, .jsonl, .xlsx; give --study), an "
@@ -80,7 +80,10 @@ def analyze(
     )
     console = Console()
     for line in outcome.lines:
-        console.print(line)
+        if isinstance(line, str) and line.startswith("warning: "):
+            typer.echo(f"gasp: {line}", err=True)  # one line, never wrapped
+        else:
+            console.print(line)
 
 
 @app.command()

@@ -100,11 +100,12 @@ def missing_input_line(name: str) -> str:
     a Hugging Face hub name (``hf://...``, ``owner/name``), that only saved folders are."""
     line = (
         f"{name} does not exist: give a run folder, a run store (.sqlite), a table of texts "
-        "(CSV, TSV, Parquet, JSON Lines, Excel) or an Inspect or lm-eval log"
+        "(CSV, TSV, Parquet, JSON Lines, Excel), an Inspect or lm-eval log, or a folder "
+        "saved with datasets' save_to_disk; check the path"
     )
     if name.startswith("hf:/") or (name.count("/") == 1 and "." not in name):
         line += (
-            "; a Hugging Face dataset is read from a folder saved with "
-            "datasets' save_to_disk, not by its hub name"
+            "; a Hugging Face dataset is read from a saved folder, not by its hub name: "
+            "datasets.load_dataset(NAME).save_to_disk(FOLDER), then give FOLDER"
         )
     return line

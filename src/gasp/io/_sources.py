@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.io._lm_eval import read_lm_eval
 from gasp.io._tables import TABLE_FORMATS, read_table
 
 INSPECT = "inspect"
@@ -30,6 +31,11 @@ SOURCE_FORMATS = (*sorted(set(TABLE_FORMATS.values())), INSPECT, LM_EVAL, HF_DAT
 EXTRA_INSTALL = {INSPECT: "pip install 'gasp[inspect]'", HF_DATASET: "pip install 'gasp[datasets]'"}
 _EXTRA_MODULE = {INSPECT: "inspect_ai", HF_DATASET: "datasets"}
 _LM_EVAL_NAME = re.compile(r"^samples_.+\.jsonl$")
+#: The first member of every Inspect AI ``.eval`` log.
+_INSPECT_START = "_journal/start.json"
+#: The columns an Inspect log's reader writes; a sample metadata field of one of these
+#: names is kept under ``metadata_<name>``.
+_INSPECT_OWN = ("prompt", "text", "model", "task", "sample_id", "epoch")
 
 
 def _require(fmt: str, path: Path) -> None:
@@ -74,36 +80,63 @@ def _message_text(value: Any) -> str:
     return text if isinstance(text, str) else ""
 
 
-def inspect_task(path: str | Path) -> str:
-    """The task name recorded in an Inspect AI eval log (its header only is read)."""
-    p = Path(path)
-    _require(INSPECT, p)
+def _not_inspect(path: Path, exc: Exception) -> DataError:
+    """What to say when ``path`` cannot be read as an Inspect AI log."""
+    what = "an Inspect AI log (an .eval file, or a .json log, written by `inspect eval`)"
+    if path.suffix.lower() != ".json":
+        if not zipfile.is_zipfile(path):
+            return DataError(f"{path} is not {what}: it is not a zip archive, as .eval logs are")
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+        if _INSPECT_START not in names and "header.json" not in names:
+            return DataError(
+                f"{path} is a zip archive but not {what}: it holds no {_INSPECT_START}; "
+                "give the log from the folder `inspect eval` wrote (./logs unless "
+                "--log-dir), or a table of texts with --format"
+            )
+    lines = str(exc).strip().splitlines()
+    reason = lines[0] if lines else type(exc).__name__
+    return DataError(f"cannot read {path} as {what}: {reason}")
+
+
+def _read_inspect_log(path: Path, header_only: bool) -> Any:
+    _require(INSPECT, path)
     from inspect_ai.log import read_eval_log
 
     try:
-        log = read_eval_log(str(p), header_only=True)
+        return read_eval_log(str(path), header_only=header_only)
     except Exception as exc:  # inspect raises many kinds for a broken file
-        raise DataError(f"cannot read {p} as an Inspect AI log: {exc}") from None
-    return str(log.eval.task)
+        raise _not_inspect(path, exc) from None
+
+
+def inspect_task(path: str | Path) -> str:
+    """The task name recorded in an Inspect AI eval log (its header only is read)."""
+    return str(_read_inspect_log(Path(path), header_only=True).eval.task)
+
+
+def _status_line(log: Any) -> str:
+    """The status of an Inspect log and its error's first line, if it has one."""
+    error = getattr(log.error, "message", None) if log.error is not None else None
+    first = str(error).strip().splitlines()[0] if error and str(error).strip() else ""
+    return f"status {log.status!r}" + (f": {first}" if first else "")
 
 
 def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
     """One row per sample of an Inspect AI eval log, in sample and epoch order: ``prompt``,
     ``text`` (the output's completion), ``model``, ``task``, ``sample_id``, ``epoch``,
     ``sample_index`` (epoch - 1 unless the metadata has one) and the sample metadata."""
-    _require(INSPECT, path)
-    from inspect_ai.log import read_eval_log
-
-    try:
-        log = read_eval_log(str(path))
-    except Exception as exc:  # inspect raises many kinds for a broken file
-        raise DataError(f"cannot read {path} as an Inspect AI log: {exc}") from None
-    rows, failed = [], 0
+    log = _read_inspect_log(path, header_only=False)
+    rows, failed, renamed = [], 0, set()
     for sample in log.samples or ():
         if sample.error is not None:
             failed += 1
             continue
-        metadata = dict(sample.metadata or {})
+        metadata = {}
+        for key, value in (sample.metadata or {}).items():
+            if key in _INSPECT_OWN:  # the log's own value is read; the field is kept aside
+                renamed.add(key)
+                key = f"metadata_{key}"
+            metadata[key] = value
         metadata.setdefault("sample_index", sample.epoch - 1)
         rows.append(
             {
@@ -117,69 +150,26 @@ def read_inspect(path: Path) -> tuple[pd.DataFrame, list[str]]:
             }
         )
     if not rows:
-        raise DataError(f"{path} holds no sample with an answer (status {log.status})")
+        greedy = ""
+        if str(log.eval.model).startswith("hf/") and "temperature" in _status_line(log):
+            greedy = " (greedy answers from Inspect's hf/ provider: -M do_sample=false)"
+        raise DataError(
+            f"{path} holds no sample with an answer ({_status_line(log)}); "
+            f"run the task again{greedy}, or finish it with `inspect eval-retry {path}`"
+        )
     notes = [f"read {len(rows)} samples of Inspect task {log.eval.task!r} ({log.eval.model})"]
+    if log.status != "success":
+        notes.append(
+            f"warning: Inspect log of {_status_line(log)}: it holds {len(rows)} samples "
+            f"with an answer, analysed as they are (`inspect eval-retry {path}` finishes it)"
+        )
     if failed:
         notes.append(f"left out {failed} samples that ended in an error")
+    notes += [f"metadata field {k!r} kept as 'metadata_{k}'" for k in sorted(renamed)]
     frame = pd.DataFrame(rows)
     with contextlib.suppress(TypeError):  # sample ids of mixed types keep the log's order
         frame = frame.sort_values(["sample_id", "epoch"], kind="stable")
     return frame.reset_index(drop=True), notes
-
-
-def _lm_eval_prompt(arguments: Any) -> str:
-    """The prompt of an lm-eval sample: the first argument of its first request."""
-    first: Any = arguments
-    if isinstance(first, dict):  # {"gen_args_0": {"arg_0": prompt, "arg_1": kwargs}}
-        first = next(iter(first.values()), {})
-        return str(first.get("arg_0", "")) if isinstance(first, dict) else str(first)
-    while isinstance(first, list) and first:
-        first = first[0]
-    return "" if isinstance(first, list) else str(first)
-
-
-def read_lm_eval(path: Path) -> tuple[pd.DataFrame, list[str]]:
-    """One row per generation of an lm-eval ``samples_<task>_<time>.jsonl`` file
-    (``--log_samples``): ``prompt``, ``text``, ``doc_id``, ``sample_index`` (the
-    repeat), ``task`` and the document's scalar fields."""
-    task = re.sub(r"_\d{4}-\d{2}-\d{2}T.*$", "", path.stem.removeprefix("samples_"))
-    rows = []
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(f"cannot read {path}: {exc}") from None
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}:{number}: not JSON ({exc.msg})") from None
-        if not isinstance(record, dict) or "resps" not in record:
-            raise DataError(f"{path}:{number}: not an lm-eval sample (no 'resps')")
-        doc = record.get("doc")
-        fields = {
-            k: v
-            for k, v in (doc.items() if isinstance(doc, dict) else ())
-            if isinstance(v, str | int | float | bool)
-        }
-        generations = record["resps"][0] if record["resps"] else []
-        if not isinstance(generations, list):
-            generations = [generations]
-        for index, text in enumerate(generations):
-            rows.append(
-                {
-                    **fields,
-                    "prompt": _lm_eval_prompt(record.get("arguments")),
-                    "text": text if isinstance(text, str) else json.dumps(text),
-                    "doc_id": record.get("doc_id"),
-                    "sample_index": index,
-                    "task": task,
-                }
-            )
-    if not rows:
-        raise DataError(f"{path} holds no lm-eval sample")
-    return pd.DataFrame(rows), [f"read {len(rows)} generations of lm-eval task {task!r}"]
 
 
 def read_hf_dataset(path: Path) -> tuple[pd.DataFrame, list[str]]:

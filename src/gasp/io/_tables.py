@@ -3,8 +3,13 @@ have."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import bz2
+import gzip
+import json
+import lzma
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import IO, Any
 
 import pandas as pd
 
@@ -46,13 +51,94 @@ def _require_openpyxl(file: Path) -> None:
         raise DataError(f"reading {file} (Excel) needs openpyxl: {EXCEL_INSTALL}")
 
 
+_OPENERS: dict[str, Callable[..., IO[Any]]] = {
+    ".gz": gzip.open,
+    ".bz2": bz2.open,
+    ".xz": lzma.open,
+}
+
+
+class _TwiceNamed(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _no_repeated_key(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _TwiceNamed(key)
+        seen[key] = value
+    return seen
+
+
+def _json_repeated_key(file: Path, lines: bool) -> str | None:
+    """A key that one JSON object of ``file`` holds twice (pandas keeps the last one
+    silently), or None; compressed files are read by their suffix (.gz, .bz2, .xz;
+    others are not checked)."""
+    suffix = file.suffix.lower()
+    if suffix in {".zip", ".zst"}:
+        return None
+    opener = _OPENERS.get(suffix, open)
+    try:
+        with opener(file, "rt", encoding="utf-8") as handle:
+            if lines:
+                for line in handle:
+                    if line.strip():
+                        json.loads(line, object_pairs_hook=_no_repeated_key)
+            else:
+                json.load(handle, object_pairs_hook=_no_repeated_key)
+    except _TwiceNamed as twice:
+        return twice.key
+    except (ValueError, OSError, EOFError):  # pandas read it: its reading stands
+        return None
+    return None
+
+
+def _header(file: Path, fmt: str) -> list[str]:
+    """The column names of ``file`` as written (pandas renames a repeated name
+    ``name.1``); empty for formats without a header row."""
+    if fmt in {"csv", "tsv"}:
+        row = pd.read_csv(file, sep="\t" if fmt == "tsv" else ",", header=None, nrows=1, dtype=str)
+    elif fmt == "excel":
+        row = pd.read_excel(file, engine="openpyxl", header=None, nrows=1, dtype=str)
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        return [str(n) for n in pq.read_schema(file).names]
+    else:
+        key = _json_repeated_key(file, lines=fmt == "jsonl")
+        return [key, key] if key is not None else []
+    return ["" if v != v else str(v) for v in row.iloc[0].tolist()] if len(row) else []
+
+
+def refuse_repeated_names(names: Iterable[object], source: str) -> None:
+    """Refuse columns two of which have one name: which of them a study would read
+    cannot be told (pandas renames the second ``name.1``; JSON keeps the last)."""
+    written = [str(n) for n in names if str(n)]
+    twice = [n for n in dict.fromkeys(written) if written.count(n) > 1]
+    if twice:
+        shown = ", ".join(repr(n) for n in twice)
+        raise DataError(
+            f"{source} has two columns named {shown}: which one to read cannot be told; "
+            "give each column its own name"
+        )
+
+
+def check_distinct_columns(file: Path, fmt: str) -> None:
+    """Refuse a table file two of whose columns have one name as written."""
+    refuse_repeated_names(_header(file, fmt), str(file))
+
+
 def read_table(path: str | Path) -> pd.DataFrame:
     """Read a table of generations from CSV, TSV, Parquet, JSON Lines, a JSON array or
     the first sheet of an Excel workbook (with openpyxl installed).
 
     The format follows the file suffix (``.csv``, ``.tsv``, ``.parquet``, ``.jsonl``,
     ``.json``, ``.xlsx``; text formats may be compressed, e.g. ``.csv.gz``). Raises
-    :class:`~gasp.errors.DataError` when the file is missing, unreadable or has no rows.
+    :class:`~gasp.errors.DataError` when the file is missing, unreadable, has no rows
+    or has two columns of one name.
     """
     file = Path(path)
     if not file.exists():
@@ -82,6 +168,7 @@ def read_table(path: str | Path) -> pd.DataFrame:
         raise DataError(f"cannot read {file} as {fmt}: {reason}") from None
     if len(table) == 0:
         raise DataError(f"{file} has no rows")
+    check_distinct_columns(file, fmt)
     table.columns = [str(c) for c in table.columns]
     return table
 

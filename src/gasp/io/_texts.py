@@ -15,16 +15,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
+from gasp.io._tables import refuse_repeated_names
 from gasp.text import parse_assignments
 
 #: Columns that name the model or source of a text: a table holding several values in
 #: one of them is refused unless ``--where`` picks one.
 SOURCE_COLUMNS = ("model", "model_id", "model_name", "source")
+#: The columns that name the model of a text (other tools' logs write ``model``).
+MODEL_COLUMNS = ("model", "model_id", "model_name")
 #: The role holding each text.
 TEXT_ROLE = "text"
+#: Roles that number a text among others (repeats of one prompt): whole numbers >= 0.
+INDEX_ROLES = ("sample_index",)
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,17 @@ class TextTable:
     format: str
     notes: list[str] = field(default_factory=list)
 
+    def model(self) -> str | None:
+        """The model that wrote the texts: the values of the first model column
+        (:data:`MODEL_COLUMNS`) the table has, joined by ", " (one value unless rows of
+        several were let through), or None."""
+        for column in MODEL_COLUMNS:
+            if column in self.frame.columns:
+                values = sorted({v for v in _as_text(self.frame[column]) if v})
+                if values:
+                    return ", ".join(values)
+        return None
+
     def record(self) -> dict[str, Any]:
         """What was read and every note, for the results' settings."""
         return {
@@ -67,6 +84,14 @@ def column_mapping(values: Iterable[str], roles: Sequence[TableRole]) -> dict[st
         if len(names) > 1:
             raise ConfigError(f"--column {role} is given twice")
         mapping[role] = names[0]
+    read_as: dict[str, str] = {}
+    for role, name in mapping.items():
+        if name in read_as:
+            raise ConfigError(
+                f"--column {read_as[name]}={name} and --column {role}={name} read one column "
+                "as two roles: name a different column for each"
+            )
+        read_as[name] = role
     return mapping
 
 
@@ -147,6 +172,28 @@ def apply_roles(
     return out, notes
 
 
+def check_indexes(frame: pd.DataFrame, source: str) -> None:
+    """Refuse an index column (:data:`INDEX_ROLES`) holding anything but whole numbers
+    >= 0 (NaN, infinity, a fraction, a negative number or a word), naming its first
+    such row (counted from 1 after the header, as the table was read)."""
+    for role in INDEX_ROLES:
+        if role not in frame.columns:
+            continue
+        values = pd.to_numeric(frame[role], errors="coerce").astype(float)
+        whole = values.notna() & values.abs().lt(float("inf")) & values.ge(0)
+        whole &= values.where(whole, 0).mod(1).eq(0)
+        if not whole.all():
+            at = int(whole.to_numpy().argmin())
+            label = frame.index[at]
+            row = label + 1 if isinstance(label, int | np.integer) else repr(label)
+            value = frame[role].iloc[at]
+            shown = repr(value) if isinstance(value, str) else str(value)
+            raise DataError(
+                f"{source}: {role} must be a whole number >= 0 in every row; row {row} "
+                f"has {shown}: fix or remove that column"
+            )
+
+
 def drop_empty_texts(frame: pd.DataFrame, source: str) -> tuple[pd.DataFrame, list[str]]:
     """Texts as strings; rows without text dropped, with a note of how many."""
     texts = _as_text(frame[TEXT_ROLE])
@@ -171,9 +218,11 @@ def texts_from_frame(
     """Rows chosen by ``where``, one source checked, columns mapped to ``roles``, empty
     texts dropped: each step's notes kept in order."""
     mapping = dict(columns or {})
+    refuse_repeated_names(frame.columns, source)
     kept, where_notes = select_rows(frame, dict(where or {}), source)
     check_single_source(kept, source, ignore=mapping.values())
     mapped, role_notes = apply_roles(kept, roles, mapping, source)
+    check_indexes(mapped, source)
     texts, empty_notes = drop_empty_texts(mapped, source)
     return TextTable(texts, source, fmt, [*notes, *where_notes, *role_notes, *empty_notes])
 

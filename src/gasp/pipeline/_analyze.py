@@ -80,7 +80,7 @@ def analyze_source(
             raise ConfigError("give the results folder of a DataFrame's analysis (out=...)")
         study_type, results = get_study_type(study), out
     elif not path.exists():
-        raise DataError(missing_input_line(str(path)))
+        raise DataError(missing_input_line(str(source)))  # the name as typed
     elif is_texts(path, texts.fmt):
         study_type = study_of_texts(path, study, texts.fmt)
         results = out if out is not None else path.with_name(path.name + ".results")

@@ -25,8 +25,11 @@ LOWER = "lower"
 HIGHER = "higher"
 CLOSER_TO_0 = "closer to 0"
 CLOSER_TO_REFERENCE = "closer to reference"
+#: A metric read beside others, with no better side of its own (a signed shift, say):
+#: a significant difference "differs", never "better" or "worse".
+NEITHER = "neither"
 #: The directions a headline metric may declare.
-DIRECTIONS = (LOWER, HIGHER, CLOSER_TO_0, CLOSER_TO_REFERENCE)
+DIRECTIONS = (LOWER, HIGHER, CLOSER_TO_0, CLOSER_TO_REFERENCE, NEITHER)
 
 #: A statistic of the per-unit table giving the metric's value: it reads columns by name
 #: (``units[column]``, array-like, one entry per unit) from a DataFrame or a mapping of
@@ -84,6 +87,10 @@ class HeadlineMetric:
     read: Reader
     #: What one unit of the paired tests is ("jobs", "he/she/they triples", ...).
     paired_over: str = ""
+    #: A metric of the same study that can move this one without a better model: where
+    #: its comparison "differs" or is "worse", this one's "better" reads "differs" (a
+    #: gap between job groups shrinks when a model erases either gender, for example).
+    guard: str = ""
 
     def __post_init__(self) -> None:
         if self.better not in DIRECTIONS:

@@ -31,7 +31,10 @@ def analyze_texts_step(
     from gasp.studies.more_of_the_same.analysis import analysis_config_for_run, analyze_samples
 
     config = analysis_config_for_run(None, **analysis_overrides(options))
-    audit = analyze_samples(texts.frame, load_study(STUDY_KIND), config)
+    frame, model = texts.frame, texts.model()
+    if model is not None and "model_id" not in frame.columns:
+        frame = frame.assign(model_id=model)  # the column the analysis names its model by
+    audit = analyze_samples(frame, load_study(STUDY_KIND), config)
     audit.meta["study_kind"] = STUDY_KIND
     audit.meta["source_table"] = texts.source
     audit.meta["settings"]["input"] = texts.record()

@@ -18,6 +18,7 @@ from gasp.results import (
     CLOSER_TO_0,
     CLOSER_TO_REFERENCE,
     HIGHER,
+    NEITHER,
     AuditResults,
     HeadlineMetric,
     MetricReading,
@@ -111,7 +112,9 @@ def _gap_reading(task: str) -> HeadlineMetric:
         name=f"{task}_f_gap",
         meaning=(
             f"{task} task: mean share of female expressions for female-dominated jobs minus "
-            "male-dominated jobs (0 = no occupational gender gap)"
+            "male-dominated jobs (0 = no occupational gender gap). It shrinks when a model "
+            f"erases either gender, so a smaller gap is not read as better where "
+            f"{task}_female_minus_bls moved"
         ),
         unit="percentage points",
         better=CLOSER_TO_0,
@@ -120,6 +123,7 @@ def _gap_reading(task: str) -> HeadlineMetric:
         leaves_out="probability mass on no gender expression (1 - coverage)",
         read=read,
         paired_over="jobs",
+        guard=f"{task}_female_minus_bls",
     )
 
 
@@ -141,7 +145,8 @@ def _spearman_metric() -> HeadlineMetric:
         name="explicit_spearman_bls",
         meaning=(
             "explicit task: Spearman correlation of each job's female share with its BLS "
-            "female share (0 = the model does not mirror labour statistics)"
+            "female share (0 = the model does not mirror labour statistics); not read as "
+            "better where explicit_female_minus_bls moved"
         ),
         unit="rho",
         better=CLOSER_TO_0,
@@ -150,6 +155,7 @@ def _spearman_metric() -> HeadlineMetric:
         leaves_out="probability mass on no gender expression (1 - coverage)",
         read=read,
         paired_over="jobs",
+        guard="explicit_female_minus_bls",
     )
 
 
@@ -169,7 +175,11 @@ def _coverage_metric() -> HeadlineMetric:
     return HeadlineMetric(
         study=STUDY_KIND,
         name="explicit_coverage",
-        meaning="explicit task: probability mass the model puts on any gender expression",
+        meaning=(
+            "explicit task: probability mass the model puts on any gender expression; a "
+            "prompt that makes every answer gendered raises it, so it is not read as "
+            "better where explicit_female_minus_bls moved"
+        ),
         unit="probability (capped at 1)",
         better=HIGHER,
         interval_scheme="none saved; paired bootstrap over jobs in the audit",
@@ -177,6 +187,7 @@ def _coverage_metric() -> HeadlineMetric:
         leaves_out="nothing (it is the share the F-gap leaves out)",
         read=read,
         paired_over="jobs",
+        guard="explicit_female_minus_bls",
     )
 
 
@@ -202,10 +213,12 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
             meaning=(
                 f"{task} task: mean over jobs of the female share of the gendered expressions "
                 "minus BLS's share of women (0 = the model mirrors labour statistics on "
-                "average; negative = fewer women than the workforce)"
+                "average; negative = fewer women than the workforce). A signed shift, read "
+                "beside the female share: it has no better side, since pushing every "
+                "character toward one gender moves it toward 0 from one side"
             ),
             unit="percentage points",
-            better=CLOSER_TO_0,
+            better=NEITHER,
             interval_scheme="none saved; the audit's paired resampling of jobs",
             denominator="jobs with a BLS share (F / (F + M) per job)",
             leaves_out="probability mass on no gender expression and on neutral expressions",

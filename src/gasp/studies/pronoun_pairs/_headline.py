@@ -182,7 +182,11 @@ NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
     HeadlineMetric(
         study=NARRATIVES_KIND,
         name="unknown_share",
-        meaning="stories with no protagonist's name or a name of unknown gender",
+        meaning=(
+            "stories with no protagonist's name or a name of unknown gender; a prompt that "
+            "makes a model name one gender lowers it, so it is not read as better where "
+            "named_female_share is worse"
+        ),
         unit="share",
         better=LOWER,
         interval_scheme="the audit's paired resampling of stories",
@@ -190,5 +194,6 @@ NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
         leaves_out="nothing",
         read=_read_unknown,
         paired_over="stories",
+        guard="named_female_share",
     ),
 )

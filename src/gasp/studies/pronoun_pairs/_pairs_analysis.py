@@ -196,13 +196,28 @@ def summary_lines(results: AuditResults) -> list[str]:
     """Short lines for the terminal: overall shares and the U share."""
     table = results[TABLE3]
     row = table[table["template"] == OVERALL].iloc[0]
-    return [
+    lines = [
         f"{int(row['answers'])} answers, {int(row['triples'])} triples "
         f"({len(table) - 1} templates)",
         f"incorrect {row['incorrect']:.1%}, inconsistent {row['inconsistent']:.1%}, "
         f"binary inconsistent {row['binary_inconsistent']:.1%}",
         f"unparsed (U) share: {row['unparsed']:.1%}",
     ]
+    short = cut_short_line(results[TRIPLES]) if TRIPLES in results.tables else None
+    return [*lines, short] if short else lines
+
+
+def cut_short_line(trip: pd.DataFrame) -> str | None:
+    """A warning counting the triples cut short (one of their he, she, they answers is
+    missing), which the inconsistency shares leave out; None when every one is whole."""
+    short = int((~trip["complete"].astype(bool)).sum())
+    if short == 0:
+        return None
+    return (
+        f"warning: {short} of {len(trip)} triples cut short (the answer to he, she or they "
+        "is missing: a sample limit such as Inspect's --limit, or failed requests) are "
+        "left out of the inconsistency shares"
+    )
 
 
 def model_of(manifest: Mapping[str, Any]) -> str:

@@ -88,5 +88,4 @@ def record_input(meta: dict[str, Any], texts: TextTable, notes: list[str]) -> No
 
 def text_meta(texts: TextTable) -> dict[str, Any]:
     """The results' metadata of a user's texts (no manifest, no store)."""
-    models = sorted({str(m) for m in texts.frame.get("model", pd.Series(dtype=object)).dropna()})
-    return {"manifest": None, "store": None, "model_id": ", ".join(models) or None}
+    return {"manifest": None, "store": None, "model_id": texts.model()}
