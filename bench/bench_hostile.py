@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -20,12 +21,27 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+from gasp.store import StoreLock
 from gasp.testing import FakeOpenAIServer
 
 #: A case: its name, and the arguments of ``gasp`` given the case's folder and the fake
 #: server's URL (made before the folder is looked at, so it may write its own input).
 Case = tuple[str, Callable[[Path, str], list[str]]]
 MOCK = ["-m", "mock/personas", "--quick"]
+GENERATE_ONLY = ["--skip", "analyze", "--skip", "probe", "--skip", "report", "--quiet"]
+
+#: A generated run copied into every case's folder as ``g`` (made once by :func:`main`).
+TEMPLATE: dict[str, Path] = {}
+#: Base URLs of the fake servers besides the main one (``no-list``: no ``/models``).
+SERVERS: dict[str, str] = {}
+#: Locks a case holds while the command runs (given back after it).
+HELD: list[StoreLock] = []
+
+
+def _generating(root: Path) -> Path:
+    """Hold the lock of run ``g`` from this process, as a run still generating does."""
+    HELD.append(StoreLock(root / "g" / "run.sqlite").acquire())
+    return root / "g"
 
 
 def _runs(root: Path) -> None:
@@ -38,6 +54,9 @@ def _runs(root: Path) -> None:
 
 def _files(root: Path) -> None:
     _runs(root)
+    if "run" in TEMPLATE:
+        shutil.copytree(TEMPLATE["run"], root / "g")
+    (root / "notes.csv").write_text("my,own\nnotes,here\n")
     (root / "-data.csv").write_text("text\nhello\n")
     (root / "two.csv").write_text("text,profession,text\nSarah. She ran.,nurse,Tom.\n")
     (root / "two.jsonl").write_text('{"text": "Sarah.", "profession": "nurse", "text": "Tom."}\n')
@@ -124,6 +143,32 @@ CASES: list[Case] = [
     ("zip not an Inspect log", lambda r, u: ["analyze", "log.zip", "--study", "narratives"]),
     ("missing run to compare", lambda r, u: ["compare", "a", "nowhere", "--out", "c"]),
     ("negative n", lambda r, u: ["run", "pronoun-pairs", "-m", "mock/personas", "--n", "-3"]),
+    ("compare a run with its store", lambda r, u: ["compare", "a", "a/run.sqlite", "--out", "c"]),
+    (
+        "option of a study not run",
+        lambda r, u: ["audit", "-m", "mock/personas", "--studies", "narratives",
+                      "--study-option", "pronoun-pairs:n=3", "--out", "au"],
+    ),
+    (
+        "model option naming a study",
+        lambda r, u: ["audit", "-m", "mock/personas", "--studies", "narratives",
+                      "--model-option", "pronoun-pairs:n=3", "--out", "au"],
+    ),
+    ("empty --studies", lambda r, u: ["audit", "-m", "mock/personas", "--studies", "", "-o", "x"]),
+    (
+        "wrong key, server without /models",
+        lambda r, u: [
+            "run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
+            "--base-url", SERVERS["no-list"], "--api-key-env", "GASP_BENCH_WRONG_KEY",
+            "--out", "run",
+        ],
+    ),
+    (
+        "wrong key, openai/ provider",
+        lambda r, u: ["run", "pronoun-pairs", "--quick", "-m", "openai/fake", "--out", "run"],
+    ),
+    ("export over an unrelated file", lambda r, u: ["export", "g", "notes.csv"]),
+    ("export a run being generated", lambda r, u: ["export", str(_generating(r)), "new.csv"]),
     ("table with two text columns", lambda r, u: ["analyze", "two.csv", "--study", "narratives"]),
     ("JSONL with two text keys", lambda r, u: ["analyze", "two.jsonl", "--study", "narratives"]),
     (
@@ -168,9 +213,21 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="keep the cases whose name holds this")
     args = parser.parse_args()
-    env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong"}
+    env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong", "OPENAI_API_KEY": "wrong"}
     tracebacks = multiline = writes = failing = 0
-    with FakeOpenAIServer(api_key="right", models=["fake"]) as server:
+    with (
+        tempfile.TemporaryDirectory() as made,
+        FakeOpenAIServer(api_key="right", models=["fake"]) as server,
+        FakeOpenAIServer(api_key="right", models_status=404) as no_list,
+    ):
+        SERVERS["no-list"] = no_list.base_url
+        env["OPENAI_BASE_URL"] = server.base_url
+        TEMPLATE["run"] = Path(made) / "g"
+        subprocess.run(
+            [sys.executable, "-m", "gasp", "run", "pronoun-pairs", *MOCK,
+             "--out", str(TEMPLATE["run"]), *GENERATE_ONLY],
+            env=env, check=True, capture_output=True,
+        )  # fmt: skip
         for name, make in CASES:
             if args.only not in name:
                 continue
@@ -189,6 +246,8 @@ def main() -> int:
                 traced = "Traceback" in result.stderr
                 one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
                 wrote = _snapshot(root) != before
+                while HELD:
+                    HELD.pop().release()
                 tracebacks += traced
                 multiline += not one_line
                 writes += wrote

@@ -16,6 +16,7 @@ from scipy.stats import t as student_t
 from _cli import gasp_exit_code
 from gasp.audit import Effect, detectable, power, units_needed
 from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
+from gasp.testing import FakeOpenAIServer
 
 ALPHA = 0.05 / 11
 
@@ -68,10 +69,14 @@ def test_the_plan_prints_cost_and_writes_nothing(
 ) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-plan-only")
     out = tmp_path / "audit"
-    code = gasp_exit_code(
-        monkeypatch, "audit", "-m", "old=openai/gpt-4o-mini", "-m", "new=openai/gpt-4.1-mini",
-        "--baseline", "old", "--studies", "narratives,pronoun-pairs", "--plan", "--out", str(out),
-    )  # fmt: skip
+    with FakeOpenAIServer(api_key="sk-plan-only") as server:  # the key is checked there
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        code = gasp_exit_code(
+            monkeypatch, "audit", "-m", "old=openai/gpt-4o-mini", "-m", "new=openai/gpt-4.1-mini",
+            "--baseline", "old", "--studies", "narratives,pronoun-pairs", "--plan",
+            "--out", str(out),
+        )  # fmt: skip
+        assert server.requests == 0
     stdout = capsys.readouterr().out
     assert code == 0 and not out.exists()
     assert "old/narratives: " in stdout and " requests, <= " in stdout and "USD" in stdout

@@ -29,6 +29,17 @@ def test_an_output_inside_a_run_or_a_run_named_twice_is_refused(tmp_path: Path) 
         check_comparison_paths([a, a / "results"], tmp_path / "cmp")
     with pytest.raises(ConfigError, match="are the same run"):
         check_comparison_paths([a, a / "results" / ".."], tmp_path / "cmp")
+    # a run folder named by its store, with a trailing slash, or through a link
+    link = tmp_path / "link"
+    link.symlink_to(a)
+    for spelling in (a / "run.sqlite", Path(f"{a}/"), link, link / "run.sqlite"):
+        with pytest.raises(ConfigError, match="are the same run"):
+            check_comparison_paths([a, spelling], tmp_path / "cmp")
+    # an audit folder (no run of its own) named twice
+    audit = tmp_path / "audit"
+    (audit / "m" / "narratives").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="are the same run"):
+        check_comparison_paths([audit, audit / "m" / ".."], tmp_path / "cmp")
     check_comparison_paths([a, b], tmp_path / "cmp")  # beside the runs: accepted
     check_comparison_paths([a, b], tmp_path)  # their parent: nothing of theirs is replaced
 

@@ -3,7 +3,7 @@ line naming the first (or waits with ``--wait``), and a killed holder frees it a
 
 from __future__ import annotations
 
-import contextlib
+import fcntl
 import json
 import os
 import signal
@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +18,7 @@ import numpy as np
 import pytest
 
 from _cli import gasp_exit_code
+from _locks import DEADLINE_S, held_elsewhere, until
 from gasp.store import RunStore, StoreLock, StoreLockedError, lock_holder, lock_path
 from gasp.testing import FakeOpenAIServer
 
@@ -33,7 +33,7 @@ class Gate:
         self.open = threading.Event()
 
     def text(self, prompt: str, rng: np.random.Generator) -> str:
-        self.open.wait(60)
+        self.open.wait(DEADLINE_S)
         return "Maria was a nurse. She worked nights and she loved it."
 
 
@@ -56,14 +56,6 @@ def _start(out: Path, url: str, log: Path, *extra: str) -> subprocess.Popen[byte
         )
 
 
-def _until(condition: object, what: str, timeout_s: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not condition():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
-
-
 def _samples(store: Path) -> int:
     with RunStore.open(store) as run:
         return len(run.samples(include_errors=False))
@@ -80,7 +72,7 @@ def test_second_run_is_refused_naming_the_first_and_wait_waits(
     store = out / "run.sqlite"
     first = _start(out, server.base_url, tmp_path / "first.err")
     # the first run holds the folder and waits on its first answer
-    _until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
+    until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
     holder = lock_holder(store)
     assert holder is not None and holder.pid == first.pid
 
@@ -95,11 +87,11 @@ def test_second_run_is_refused_naming_the_first_and_wait_waits(
     assert f"since {holder.started_at}" in lines[0] and "--wait" in lines[0]
 
     waiting = _start(out, server.base_url, tmp_path / "waiting.err", "--wait")
-    _until(lambda: "waiting for" in (tmp_path / "waiting.err").read_text(), "the --wait line", 120)
+    until(lambda: "waiting for" in (tmp_path / "waiting.err").read_text(), "the --wait line")
     assert waiting.poll() is None
     gate.open.set()
-    assert first.wait(120) == 0, (tmp_path / "first.err").read_text()
-    assert waiting.wait(120) == 0, (tmp_path / "waiting.err").read_text()
+    assert first.wait(DEADLINE_S) == 0, (tmp_path / "first.err").read_text()
+    assert waiting.wait(DEADLINE_S) == 0, (tmp_path / "waiting.err").read_text()
     assert f"pid {first.pid}" in (tmp_path / "waiting.err").read_text()
     # every sample was requested exactly once: the waiting run found nothing left to do
     assert server.requests == _samples(store) == 8
@@ -116,9 +108,9 @@ def test_a_killed_holder_frees_the_folder_at_once(
     out = tmp_path / "run"
     store = out / "run.sqlite"
     first = _start(out, server.base_url, tmp_path / "first.err")
-    _until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
+    until(lambda: lock_holder(store) is not None and server.requests >= 1, "the first run")
     first.send_signal(signal.SIGKILL)
-    first.wait(30)
+    first.wait(DEADLINE_S)
     assert lock_path(store).exists()  # its record stays behind, its lock does not
     assert lock_holder(store) is None
     gate.open.set()
@@ -137,15 +129,11 @@ def test_two_runs_started_together_on_a_new_folder_one_refused_in_one_line(
     out = tmp_path / "new" / "run"
     logs = [tmp_path / "a.err", tmp_path / "b.err"]
     procs = [_start(out, server.base_url, log) for log in logs]
-    refused = None
-    deadline = time.monotonic() + 120
-    while refused is None and time.monotonic() < deadline:
-        refused = next((i for i, p in enumerate(procs) if p.poll() is not None), None)
-        time.sleep(0.05)
-    assert refused is not None, "neither run was refused"
+    until(lambda: any(p.poll() is not None for p in procs), "one run refused")
+    refused = next(i for i, p in enumerate(procs) if p.poll() is not None)
     gate.open.set()
     winner = procs[1 - refused]
-    assert winner.wait(120) == 0, logs[1 - refused].read_text()
+    assert winner.wait(DEADLINE_S) == 0, logs[1 - refused].read_text()
     assert procs[refused].returncode == 2
     lines = logs[refused].read_text().splitlines()
     assert len(lines) == 1 and lines[0].startswith("gasp: error: "), lines
@@ -177,29 +165,6 @@ def test_lock_nests_in_one_process_and_names_its_holder(tmp_path: Path) -> None:
     assert lock_holder(store) is None and not lock_path(store).exists()
 
 
-@contextlib.contextmanager
-def held_elsewhere(store: Path) -> Iterator[int]:
-    """Hold the lock of ``store`` from a forked process; yield its id."""
-    ready_r, ready_w = os.pipe()
-    stop_r, stop_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the holder: take the lock, say so, wait to be told to exit
-        try:
-            StoreLock(store).acquire()
-            os.write(ready_w, b"1")
-            os.read(stop_r, 1)
-        finally:
-            os._exit(0)
-    try:
-        assert os.read(ready_r, 1) == b"1"
-        yield pid
-    finally:
-        os.write(stop_w, b"1")
-        os.waitpid(pid, 0)
-        for fd in (ready_r, ready_w, stop_r, stop_w):
-            os.close(fd)
-
-
 def test_refusal_names_the_holder_and_wait_starts_when_it_exits(tmp_path: Path) -> None:
     store = tmp_path / "run.sqlite"
     seen: list[int | None] = []
@@ -217,9 +182,9 @@ def test_refusal_names_the_holder_and_wait_starts_when_it_exits(tmp_path: Path) 
             )
         )
         waiter.start()
-        _until(lambda: seen, "the waiting line", 30)
+        until(lambda: seen, "the waiting line")
         assert waiter.is_alive()
-    waiter.join(30)
+    waiter.join(DEADLINE_S)
     assert not waiter.is_alive() and seen == [pid]
 
 
@@ -247,3 +212,47 @@ def test_analysis_and_report_of_a_run_being_generated_say_it_is_incomplete(
     assert "gasp: note" not in capfd.readouterr().err
     assert "incomplete" not in json.loads((out / "results" / "results.json").read_text())["meta"]
     assert "Incomplete run" not in (out / "report" / "report.html").read_text()
+
+
+def test_a_refusal_names_a_holder_that_records_itself_late(tmp_path: Path) -> None:
+    """A holder slowed between taking the lock and writing who it is (a loaded machine)
+    is still named: the refusal waits for its record, not for a fixed time."""
+    store = tmp_path / "run.sqlite"
+    taken_r, taken_w = os.pipe()
+    record_r, record_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # takes the lock, records itself only when told, exits when told
+        try:
+            fd = os.open(lock_path(store), os.O_RDWR | os.O_CREAT, 0o644)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            os.write(taken_w, b"1")
+            os.read(record_r, 1)
+            record = {"pid": os.getpid(), "host": socket.gethostname(), "started_at": "then"}
+            os.pwrite(fd, json.dumps(record).encode(), 0)
+            os.read(stop_r, 1)
+        finally:
+            os._exit(0)
+    refusals: list[StoreLockedError] = []
+
+    def attempt() -> None:
+        with pytest.raises(StoreLockedError) as refused:
+            StoreLock(store).acquire()
+        refusals.append(refused.value)
+
+    try:
+        assert os.read(taken_r, 1) == b"1"
+        trying = threading.Thread(target=attempt)
+        trying.start()
+        # past the grace a refusal always allows (a sleep that a load can only lengthen)
+        threading.Event().wait(1.0)
+        os.write(record_w, b"1")
+        trying.join(DEADLINE_S)
+        assert not trying.is_alive()
+    finally:
+        os.write(stop_w, b"1")
+        os.waitpid(pid, 0)
+        for fd in (taken_r, taken_w, record_r, record_w, stop_r, stop_w):
+            os.close(fd)
+    assert len(refusals) == 1 and refusals[0].holder.pid == pid
+    assert f"pid {pid} on host {socket.gethostname()} (since then)" in str(refusals[0])

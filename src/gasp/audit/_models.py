@@ -9,6 +9,7 @@ with a dot: whatever is typed, a model's folder stays inside the audit folder.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
@@ -80,18 +81,58 @@ def check_studies(names: Sequence[str]) -> list[str]:
     or for none at all."""
     from gasp.studies import study_names
 
-    unknown = [n for n in names if n not in study_names()]
-    if unknown or not names:
+    if not names:
         raise ConfigError(
-            f"unknown study {unknown[0] if unknown else ''!r}; the studies are: "
-            + ", ".join(study_names())
+            "--studies names no study; give one or more of: " + ", ".join(study_names())
+        )
+    unknown = [n for n in names if n not in study_names()]
+    if unknown:
+        raise ConfigError(
+            f"unknown study {unknown[0]!r}; the studies are: " + ", ".join(study_names())
         )
     return list(dict.fromkeys(names))
 
 
-def scoped(pairs: Iterable[str], names: Iterable[str], flag: str) -> dict[str | None, list[str]]:
-    """``[SCOPE:]KEY=VALUE`` pairs by scope (None: every model or study)."""
-    known = set(names)
+def not_chosen(study: str, chosen: Sequence[str]) -> str | None:
+    """What to say of ``study`` when a setting names it but the audit does not run it:
+    that it exists and is not chosen, and which studies are (None for a chosen study);
+    else that no study has that name."""
+    from gasp.studies import study_names
+
+    if study in chosen:
+        return None
+    if study in study_names():
+        return (
+            f"study {study!r} exists but is not run in this audit (its studies: "
+            f"{', '.join(chosen)}); add it to --studies"
+        )
+    return f"no study called {study!r} (the studies: {', '.join(study_names())})"
+
+
+def _scope_of(scope: str, names: Sequence[str], kind: str, flag: str, text: str) -> str:
+    if scope in names:
+        return scope
+    if kind == "model":
+        with contextlib.suppress(ConfigError):
+            if model_folder_name(scope) in names:  # the name as typed in --model NAME=SPEC
+                return model_folder_name(scope)
+        from gasp.studies import study_names
+
+        hint = "; a study's options go in --study-option" if scope in study_names() else ""
+        raise ConfigError(
+            f"{flag} {text!r}: no model called {scope!r} in this audit "
+            f"(its models: {', '.join(names)}){hint}"
+        )
+    raise ConfigError(f"{flag} {text!r}: {not_chosen(scope, names)}")
+
+
+def scoped(
+    pairs: Iterable[str], names: Sequence[str], flag: str, *, kind: str = "study"
+) -> dict[str | None, list[str]]:
+    """``[SCOPE:]KEY=VALUE`` pairs by scope (None: every model or study). A scope is one
+    of ``names``, the chosen models (``kind="model"``; a model's name as typed is read as
+    its folder name) or studies; another one is a :class:`ConfigError` that says what
+    it is (a study not chosen, a study given as a model) and what is chosen."""
     out: dict[str | None, list[str]] = {}
     for text in pairs:
         head, sep, _ = text.partition("=")
@@ -99,9 +140,8 @@ def scoped(pairs: Iterable[str], names: Iterable[str], flag: str) -> dict[str | 
         if not sep:
             raise ConfigError(f"{flag} must be [NAME:]KEY=VALUE, got {text!r}")
         if colon:
-            if scope not in known:
-                raise ConfigError(f"{flag} {text!r}: no model or study called {scope!r}")
-            out.setdefault(scope, []).append(text.partition(":")[2])
+            key = _scope_of(scope, list(names), kind, flag, text)
+            out.setdefault(key, []).append(text.partition(":")[2])
         else:
             out.setdefault(None, []).append(text)
     return out
@@ -116,6 +156,9 @@ def parse_margins(pairs: Iterable[str], metrics: Mapping[str, Sequence[str]]) ->
     known |= {m for names in metrics.values() for m in names}
     margins = {}
     for key, value in parse_model_options(list(pairs), flag="--margin").items():
+        study, dot, _ = key.partition(".")
+        if dot and key not in known and (reason := not_chosen(study, list(metrics))):
+            raise ConfigError(f"--margin {key}: {reason}")
         if key not in known:
             raise ConfigError(
                 f"--margin {key}: no headline metric of the chosen studies is called so "
@@ -134,14 +177,18 @@ def parse_margins(pairs: Iterable[str], metrics: Mapping[str, Sequence[str]]) ->
 
 
 def baseline_of(models: Sequence[AuditModel], baseline: str | None) -> str | None:
-    """The name of the baseline model (given by name or by spec), or None."""
+    """The name of the baseline model (given by its name as typed, its folder name or
+    its spec), or None."""
     if baseline is None:
         return None
     for m in models:
         if baseline in (m.name, m.spec) and not m.variant_prompt:
             return m.name
+    typed = None
+    with contextlib.suppress(ConfigError):
+        typed = model_folder_name(baseline)
     for m in models:
-        if baseline == m.name:
+        if m.name in (baseline, typed):
             return m.name
     raise ConfigError(
         f"--baseline {baseline!r} is none of the models: {', '.join(m.name for m in models)}"
@@ -208,6 +255,29 @@ def model_setups(
     return setups
 
 
+def twin_warnings(setups: Sequence[ModelSetup]) -> list[str]:
+    """One line per group of models that are one model run the same way (spec, server,
+    key, options and system prompt alike): their runs differ only by the model's own
+    randomness, so comparing them is a null check, not a comparison of two models."""
+    groups: dict[tuple[Any, ...], list[ModelSetup]] = {}
+    for setup in setups:
+        key = (
+            setup.model.spec,
+            setup.base_urls,
+            setup.api_key_env,
+            setup.options,
+            setup.model.variant_prompt,
+        )
+        groups.setdefault(key, []).append(setup)
+    return [
+        f"models {', '.join(repr(s.model.name) for s in group)} are one model "
+        f"({group[0].model.spec}) with the same settings: their comparison can only find "
+        "the model's own randomness"
+        for group in groups.values()
+        if len(group) > 1
+    ]
+
+
 def resolve_setups(setups: Sequence[ModelSetup]) -> None:
     """Build every model's backend once (nothing is loaded or called): an unknown model
     (``mock/personaz``, a model not in the local cache), a missing key or server, an
@@ -241,8 +311,10 @@ __all__ = [
     "check_studies",
     "model_folder_name",
     "model_setups",
+    "not_chosen",
     "parse_margins",
     "parse_models",
     "resolve_setups",
     "scoped",
+    "twin_warnings",
 ]

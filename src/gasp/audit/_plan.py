@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.audit._execute import RunSpec
-from gasp.audit._models import SERVER_PROVIDERS
+from gasp.audit._models import SERVER_PROVIDERS, not_chosen
 from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS, Effect, detectable, units_needed
 from gasp.errors import ConfigError, GaspError
 from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, INDEX_FILE, LOWER, AuditResults
@@ -110,7 +110,9 @@ def parse_detect(pairs: Sequence[str], metrics: Mapping[str, Sequence[str]]) -> 
     for text in pairs:
         head, sep, value = text.partition("=")
         study, colon, metric = head.partition(":")
-        if not (sep and colon) or study not in metrics or metric not in metrics[study]:
+        if sep and colon and (reason := not_chosen(study, list(metrics))):
+            raise ConfigError(f"--detect {head}: {reason}")
+        if not (sep and colon) or metric not in metrics[study]:
             raise ConfigError(
                 f"--detect must be STUDY:METRIC=DELTA with a chosen study's headline metric, "
                 f"got {text!r}"

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import math
 import os
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,10 +37,12 @@ from gasp.audit._models import (
     baseline_of,
     check_studies,
     model_setups,
+    not_chosen,
     parse_margins,
     parse_models,
     resolve_setups,
     scoped,
+    twin_warnings,
 )
 from gasp.audit._page import write_audit_page
 from gasp.audit._plan import DEFAULT_REQUEST_RATE, AuditPlan, parse_detect, plan_audit
@@ -105,6 +108,8 @@ class PreparedAudit:
     specs: list[RunSpec]
     #: ``model/study`` runs to clear before they run (``redo``).
     cleared: list[str] = dataclasses.field(default_factory=list)
+    #: What the audit runs but a careful user may not mean (two models run alike).
+    warnings: list[str] = dataclasses.field(default_factory=list)
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -137,7 +142,7 @@ def prepare_audit(
     from gasp.studies import get_study_type, study_names
 
     chosen = parse_models(list(models), config.system_prompt_variants)
-    names = check_studies(list(studies) if studies else list(study_names()))
+    names = check_studies(list(studies) if studies is not None else list(study_names()))
     base = baseline_of(chosen, baseline)
     if config.fail_on not in (None, FAIL_ON_WORSE):
         raise ConfigError(f"--fail-on must be 'worse', got {config.fail_on!r}")
@@ -147,13 +152,13 @@ def prepare_audit(
         raise ConfigError(f"--level must lie in (0, 1), got {level}")
     unknown = [s for s in config.redo if s != "all" and s not in names]
     if unknown:
-        raise ConfigError(f"--redo {unknown[0]!r}: not a chosen study (give a study or 'all')")
+        raise ConfigError(f"--redo {unknown[0]!r}: {not_chosen(unknown[0], names)} (or 'all')")
     metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in names}
     margins = parse_margins(config.margins, metrics)
     _check_paths(out, config.junit)
     setups = model_setups(
         chosen,
-        scoped(config.model_options, [m.name for m in chosen], "--model-option"),
+        scoped(config.model_options, [m.name for m in chosen], "--model-option", kind="model"),
         base_urls=config.base_urls,
         api_key_env=config.api_key_env,
     )
@@ -191,7 +196,9 @@ def prepare_audit(
         stored = spec.paths.store is not None and spec.paths.store.exists()
         with contextlib.suppress(BackendError, *(() if stored else (ConfigError,))):
             check_served(spec)
-    return PreparedAudit(chosen, names, base, out, level, config, margins, specs, cleared)
+    return PreparedAudit(
+        chosen, names, base, out, level, config, margins, specs, cleared, twin_warnings(setups)
+    )
 
 
 def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
@@ -304,8 +311,10 @@ def run_audit(
     config = AuditConfig(**options)
     model_list = [models] if isinstance(models, str) else list(models)
     study_list = studies.split(",") if isinstance(studies, str) else studies
-    study_list = [s.strip() for s in study_list or () if s.strip()] or None
+    study_list = None if study_list is None else [s.strip() for s in study_list if s.strip()]
     audit = prepare_audit(model_list, study_list, baseline, Path(out), level, config)
+    for line in audit.warnings:
+        print(f"gasp: warning: {line}", file=sys.stderr)
     if config.detect or config.max_requests is not None or config.max_cost is not None:
         audit, planned = plan(audit)
         console = Console(stderr=True, quiet=config.quiet)

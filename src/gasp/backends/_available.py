@@ -1,10 +1,15 @@
-"""Is the model there? A cheap look before a run creates its store.
+"""Is the model there, and is the key right? A cheap look before a run creates its store.
 
-A mistyped model name should fail before a run store exists, not after: for an
-``openai-compatible/`` model the server's model list (``GET /models``, one small
-request) must name it, when the server answers that request; for an ``hf/`` model
-a local folder or file, or the local Hugging Face cache, must hold it (downloads are
-off). Anything else (no list, an unusual answer) gives no verdict and the run goes on.
+A mistyped model name or a wrong key should fail before a run store exists, not after.
+For an ``openai/`` or ``openai-compatible/`` model the server's model list (``GET
+/models``, one small request that carries the key) is asked: 401 or 403 is a refused
+key, and a list must name the model. A server without that endpoint (404 or 405)
+gets one other authenticated request instead, a chat completion with no message,
+which a server refuses (400) without generating anything once the key is checked:
+401 or 403 there is a refused key. ``openai/`` models are asked at ``--base-url``, else
+at ``OPENAI_BASE_URL``, else at the OpenAI API. For an ``hf/`` model a local folder or
+file, or the local Hugging Face cache, must hold it (downloads are off). Anything
+else (no answer, an unusual one) gives no verdict and the run goes on.
 """
 
 from __future__ import annotations
@@ -21,28 +26,72 @@ from gasp.backends._resolve import parse_model_spec
 from gasp.backends._urls import redact_url
 from gasp.errors import BackendError
 
+#: Where ``openai/`` models are served when neither ``--base-url`` nor the
+#: ``OPENAI_BASE_URL`` variable (which the OpenAI client reads too) says otherwise.
+OPENAI_API_URL = "https://api.openai.com/v1"
+#: Statuses of a server that has no model list.
+_NO_LIST = (404, 405)
+#: Statuses of a refused key.
+_REFUSED = (401, 403)
 
-def served_models(base_url: str, api_key: str | None, timeout_s: float = 5.0) -> list[str] | None:
+
+def _ask(
+    url: str, api_key: str | None, body: Mapping[str, Any] | None, timeout_s: float
+) -> tuple[int | None, Any]:
+    """GET ``url`` (POST ``body`` as JSON when given) with the key: the status and the
+    JSON answer (None when unreadable); status None when no answer came."""
+    data = json.dumps(body).encode("utf-8") if body is not None else None
+    request = urllib.request.Request(url, data=data)
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    if api_key:
+        request.add_header("Authorization", f"Bearer {api_key}")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as answer:
+            status, raw = int(answer.status), answer.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, None
+    except (OSError, ValueError, urllib.error.URLError):
+        return None, None
+    try:
+        return status, json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return status, None
+
+
+def _refused(base_url: str, status: int, key_env: str | None) -> BackendError:
+    where = f"the variable {key_env}" if key_env else "the variable named by --api-key-env"
+    return BackendError(
+        f"the server at {redact_url(base_url)} refused the API key (HTTP {status}): "
+        f"check the key in {where}"
+    )
+
+
+def served_models(
+    base_url: str,
+    api_key: str | None,
+    timeout_s: float = 5.0,
+    *,
+    model: str | None = None,
+    key_env: str | None = None,
+) -> list[str] | None:
     """The model names the OpenAI-compatible server at ``base_url`` lists, or None when
     it gives no usable list (no such endpoint, an error, an unexpected answer).
 
     The request carries the key, so it is the run's one cheap authenticated request: a
     server that answers it 401 or 403 raises :class:`BackendError` (a wrong or missing
-    key) before any store exists."""
-    request = urllib.request.Request(base_url.rstrip("/") + "/models")
-    if api_key:
-        request.add_header("Authorization", f"Bearer {api_key}")
-    try:
-        with urllib.request.urlopen(request, timeout=timeout_s) as answer:
-            body: Any = json.loads(answer.read().decode("utf-8"))
-    except urllib.error.HTTPError as exc:
-        if exc.code in (401, 403):
-            raise BackendError(
-                f"the server at {redact_url(base_url)} refused the API key (HTTP {exc.code}): "
-                "check the key in the variable named by --api-key-env"
-            ) from None
-        return None
-    except (OSError, ValueError, urllib.error.URLError):
+    key) before any store exists. A server without the list (404, 405) is asked, when
+    ``model`` is given, for a chat completion of ``model`` with no message instead: it
+    generates nothing, and 401 or 403 is a refused key there too."""
+    root = base_url.rstrip("/")
+    status, body = _ask(root + "/models", api_key, None, timeout_s)
+    if status in _REFUSED:
+        raise _refused(base_url, status, key_env)
+    if status in _NO_LIST and model is not None:
+        probe = {"model": model, "messages": [], "max_tokens": 1}
+        status, _ = _ask(root + "/chat/completions", api_key, probe, timeout_s)
+        if status in _REFUSED:
+            raise _refused(base_url, status, key_env)
         return None
     data = body.get("data") if isinstance(body, Mapping) else None
     if not isinstance(data, list):
@@ -75,19 +124,26 @@ def check_model_available(
     api_key_env: str | None = None,
     options: Mapping[str, Any] | None = None,
 ) -> None:
-    """Raise :class:`BackendError` when model ``spec`` is known to be missing: not in the
-    model list of its one ``openai-compatible/`` server, or an ``hf/`` model found
-    neither on disk nor in the local Hugging Face cache."""
+    """Raise :class:`BackendError` when model ``spec`` is known to be missing or its key
+    refused: an ``openai/`` or ``openai-compatible/`` model whose one server refuses
+    the key or does not list the model (a fleet's servers are checked when the run
+    starts), or an ``hf/`` model found neither on disk nor in the local Hugging Face
+    cache."""
     provider, model = parse_model_spec(spec)
-    if provider == "openai-compatible" and len(base_urls) == 1:
-        key = os.environ.get(api_key_env) if api_key_env else None
-        names = served_models(base_urls[0], key)
-        if names is not None and model not in names:
-            shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-            raise BackendError(
-                f"the server at {redact_url(base_urls[0])} does not serve model {model!r} "
-                f"(it serves: {shown})"
-            )
+    if provider in ("openai", "openai-compatible"):
+        urls = list(base_urls)
+        if provider == "openai" and not urls:
+            urls = [os.environ.get("OPENAI_BASE_URL") or OPENAI_API_URL]
+        key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
+        key = os.environ.get(key_env) if key_env else None
+        if len(urls) == 1:
+            names = served_models(urls[0], key, model=model, key_env=key_env)
+            if names is not None and model not in names:
+                shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+                raise BackendError(
+                    f"the server at {redact_url(urls[0])} does not serve model {model!r} "
+                    f"(it serves: {shown})"
+                )
     elif provider == "hf":
         gguf = (options or {}).get("gguf_file")
         if not _hf_model_present(model, str(gguf) if gguf else None):
@@ -97,4 +153,4 @@ def check_model_available(
             )
 
 
-__all__ = ["check_model_available", "served_models"]
+__all__ = ["OPENAI_API_URL", "check_model_available", "served_models"]

@@ -132,8 +132,10 @@ def audit_command(
         max_cost=max_cost,
         request_rate=request_rate,
     )
-    names = study_list(studies) or None
+    names = study_list(studies) if studies is not None else None
     audit = prepare_audit(list(model or []), names, baseline, out, level, config)
+    for line in audit.warnings:
+        typer.echo(f"gasp: warning: {line}", err=True)
     if plan or detect or max_requests is not None or max_cost is not None:
         audit, planned = plan_audit(audit)
         for line in planned.lines():

@@ -169,13 +169,25 @@ def export_command(
     no_errors: Annotated[
         bool, typer.Option("--no-errors", help="Leave out rows that record a failed request.")
     ] = False,
+    overwrite: Annotated[
+        bool,
+        typer.Option(
+            "--overwrite",
+            help="Replace an existing file that is not an earlier export of this run.",
+        ),
+    ] = False,
 ) -> None:
     """Export a run's samples, scores or items to Parquet, CSV or JSON Lines (by the file
-    extension); print the file written."""
+    extension); print the file written. A run still being generated is refused, and so
+    is an existing file that is not an earlier export of this run (unless --overwrite)."""
     from gasp.pipeline import export_run
 
     outcome = export_run(
-        run, out, table=str(what) if what is not None else None, include_errors=not no_errors
+        run,
+        out,
+        table=str(what) if what is not None else None,
+        include_errors=not no_errors,
+        overwrite=overwrite,
     )
     if outcome.path is not None:
         typer.echo(str(outcome.path))

@@ -1,9 +1,10 @@
 """Where a run keeps its files, and finding them from any of its paths.
 
 A run is found from any of: a run folder made by ``gasp run`` (``run.sqlite``,
-``results/``, ``report/``), a run store file (results in ``<store>.results``
-beside it), or a results folder (``results.json``): ``X.results`` has its report in
-``X.report`` beside it, any other (the output of ``gasp compare --out D``) in ``D/report``.
+``results/``, ``report/``; its ``run.sqlite`` names it too), a run store file (results
+in ``<store>.results`` beside it), or a results folder (``results.json``): ``X.results``
+has its report in ``X.report`` beside it, any other (the output of ``gasp compare --out D``)
+in ``D/report``.
 """
 
 from __future__ import annotations
@@ -50,7 +51,10 @@ def locate_run(path: str | Path) -> RunPaths:
         report = p.with_name(p.name.removesuffix(".results") + ".report")
         return RunPaths(store if store.is_file() else None, p, report)
     if p.is_file():
-        return RunPaths(p, p.with_name(p.name + ".results"), p.with_name(p.name + ".report"))
+        results = p.with_name(p.name + ".results")
+        if p.name == STORE_FILE and not results.exists() and (p.parent / RESULTS_DIR).is_dir():
+            return locate_run(p.parent)  # the store of a run folder, named by its path
+        return RunPaths(p, results, p.with_name(p.name + ".report"))
     raise DataError(f"no run at {p}: expected a run folder, a run store or a results folder")
 
 

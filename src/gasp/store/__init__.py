@@ -11,6 +11,7 @@ from gasp.store._export import (
     EXPORT_TABLES,
     default_table,
     export,
+    export_format,
     export_frame,
 )
 from gasp.store._frames import (
@@ -62,6 +63,7 @@ __all__ = [
     "count_answers",
     "default_table",
     "export",
+    "export_format",
     "export_frame",
     "is_writable",
     "lock_holder",

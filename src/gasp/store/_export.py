@@ -30,6 +30,18 @@ EXPORT_TABLES: tuple[str, ...] = ("samples", "scores", "items")
 _NESTED_COLUMNS = ("tokens", "token_ids", "messages", "candidates")
 
 
+def export_format(out_path: str | Path) -> str:
+    """The format :func:`export` writes to ``out_path`` (by its extension: ``parquet``,
+    ``csv`` or ``jsonl``); :class:`ConfigError` for any other extension."""
+    out = Path(out_path)
+    fmt = EXPORT_FORMATS.get(out.suffix.lower())
+    if fmt is None:
+        raise ConfigError(
+            f"cannot export to {out.name}: use one of {', '.join(sorted(EXPORT_FORMATS))}"
+        )
+    return fmt
+
+
 def default_table(manifest: Mapping[str, Any]) -> str:
     """The table a run exports by default: ``scores`` for a run that only scores
     (its manifest's ``request_kinds``), else ``samples``."""
@@ -81,11 +93,7 @@ def export(
     Returns the path written, or None (nothing written) when the table has no row.
     """
     out = Path(out_path)
-    fmt = EXPORT_FORMATS.get(out.suffix.lower())
-    if fmt is None:
-        raise ConfigError(
-            f"cannot export to {out.name}: use one of {', '.join(sorted(EXPORT_FORMATS))}"
-        )
+    fmt = export_format(out)
     _, frame, manifest = export_frame(store_path, table=table, include_errors=include_errors)
     if frame.empty:
         return None

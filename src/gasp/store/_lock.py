@@ -33,6 +33,10 @@ LOCK_SUFFIX = ".lock"
 #: taking it.
 _GRACE_S = 0.5
 _RETRY_S = 0.05
+#: How long a refused attempt waits for a holder that has taken the lock but not yet
+#: recorded who it is (a process slowed by a loaded machine), so that the refusal names
+#: it; past this the refusal says only "another process".
+_RECORD_WAIT_S = 15.0
 
 #: Locks this process holds: lock file (resolved path) -> [descriptor, nesting count].
 _HELD: dict[str, list[int]] = {}
@@ -164,14 +168,16 @@ class StoreLock:
     ) -> StoreLock:
         """Take the lock; when another process holds it raise :class:`StoreLockedError`,
         or with ``wait`` call ``on_wait(holder)`` once and poll every ``poll_s`` seconds
-        until it is free."""
+        until it is free. A holder is named once it has recorded itself, however slowly
+        (up to ``_RECORD_WAIT_S``): the refusal does not depend on the machine's load."""
         told = False
-        deadline = time.monotonic() + _GRACE_S
+        start = time.monotonic()
         while True:
             holder = self.try_acquire()
             if holder is None:
                 return self
-            if time.monotonic() < deadline:
+            waited = time.monotonic() - start
+            if waited < _GRACE_S or (holder.pid is None and waited < _RECORD_WAIT_S):
                 time.sleep(_RETRY_S)
                 continue
             if not wait:

@@ -163,6 +163,12 @@ def _as_number(value: Any, *, integer: bool) -> float | None:
     return None
 
 
+def _study_names() -> tuple[str, ...]:
+    from gasp.studies._registry import study_names
+
+    return tuple(study_names())
+
+
 def check_study_options(
     study: str, declared: Mapping[str, StudyOption | str], values: Mapping[str, Any]
 ) -> None:
@@ -172,6 +178,12 @@ def check_study_options(
     for name, value in values.items():
         if name not in declared:
             known = ", ".join(sorted(declared)) or "none"
+            scope = name.partition(":")[0] if ":" in name else ""
+            if scope and scope != study and scope in _study_names():
+                raise ConfigError(
+                    f"option {name!r} is for study {scope!r}, which is not run here (this "
+                    f"runs {study!r}; its options: {known})"
+                )
             raise ConfigError(f"study {study!r} has no option {name!r} (its options: {known})")
         option = declared[name]
         if isinstance(option, StudyOption) and value is not None:

@@ -111,6 +111,11 @@ class FakeOpenAIServer:
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
         hang_after: answer this many completion requests, then hang on every later one
             until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time.
+        models_status: ``/models`` answers this status whatever the key, like a server
+            without that endpoint (404, or 405); None: the list, as ``models`` says.
+
+    A chat completion with no message is refused (400) after the key is checked, as
+    the OpenAI API refuses it: it is not counted in :attr:`requests`.
     """
 
     def __init__(
@@ -130,6 +135,7 @@ class FakeOpenAIServer:
         prompt_logprobs: bool = False,
         port: int = 0,
         hang_after: int | None = None,
+        models_status: int | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -153,6 +159,7 @@ class FakeOpenAIServer:
         self.serve_logprobs = serve_logprobs
         self.prompt_logprobs = prompt_logprobs
         self.hang_after = hang_after
+        self.models_status = models_status
         self.answered_at: list[float] = []
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
@@ -269,6 +276,8 @@ class FakeOpenAIServer:
         )
 
     async def _list_models(self, request: web.Request) -> web.StreamResponse:
+        if self.models_status is not None:  # no such endpoint, whatever the key
+            return error_reply(self.models_status, "No such endpoint.", "not_found")
         if not self._authorized(request):
             return error_reply(401, "Incorrect API key provided.", "invalid_api_key")
         if self.models is None:  # any model is served: there is no list to give
@@ -306,7 +315,7 @@ class FakeOpenAIServer:
                 prompt = str(body["prompt"])
             else:
                 messages = body["messages"]
-                prompt = str(messages[-1]["content"]) if messages else ""
+                prompt = str(messages[-1]["content"])
             model = str(body["model"])
         except (ValueError, KeyError, TypeError, IndexError):
             return error_reply(400, "Invalid request body.", "invalid_request")

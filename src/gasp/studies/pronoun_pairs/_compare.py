@@ -28,7 +28,9 @@ def _test(first: np.ndarray, second: np.ndarray) -> dict[str, object]:
     only_second = int(np.sum(~first & second))
     neither = int(np.sum(~first & ~second))
     exact = only_first + only_second < EXACT_BELOW
-    if only_first + only_second == 0:
+    if len(first) == 0:  # nothing shared: nothing tested
+        statistic, p_value = float("nan"), float("nan")
+    elif only_first + only_second == 0:
         statistic, p_value = 0.0, 1.0
     else:
         result = mcnemar([[both, only_first], [only_second, neither]], exact=exact, correction=True)
@@ -48,7 +50,9 @@ def _test(first: np.ndarray, second: np.ndarray) -> dict[str, object]:
 def mcnemar_table(
     triples: dict[str, pd.DataFrame], answers: dict[str, pd.DataFrame]
 ) -> pd.DataFrame:
-    """McNemar's test for every pair of runs (labels in order), per template and overall."""
+    """McNemar's test for every pair of runs (labels in order), per template and overall.
+    Two runs that share no unit have a row of 0 units whose shares, statistic and
+    p-value are NaN (not tested)."""
     rows = []
     for first, second in itertools.combinations(list(triples), 2):
         t = triples[first][triples[first]["complete"]].merge(

@@ -173,8 +173,12 @@ def compare_pairs_runs(
     )
     overall = test[(test["template"] == "Overall") & (test["metric"] == "inconsistent")]
     lines = [
-        f"{r.first} vs {r.second}: inconsistent {r.share_first:.1%} vs {r.share_second:.1%} "
-        f"on {r.units} shared triples, McNemar p = {r.p_value:.3g}"
-        for r in overall.itertuples()
+        f"{r['first']} vs {r['second']}: inconsistent {r['share_first']:.1%} vs "
+        f"{r['share_second']:.1%} on {r['units']} shared triples, McNemar p = {r['p_value']:.3g}"
+        if r["units"]
+        else f"{r['first']} vs {r['second']}: no triple shared (template, profession pair and "
+        "sample), so nothing is compared; runs of the same templates, professions and "
+        "pair_seed share them"
+        for r in overall.to_dict("records")
     ]
     return write_comparison(comparison, out, lines)

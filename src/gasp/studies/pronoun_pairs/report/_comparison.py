@@ -44,6 +44,8 @@ def p_text(value: Any) -> str:
 
 def statistic_cell(row: Mapping[str, Any]) -> str:
     """The test and its statistic, named as that test defines it."""
+    if int(row["units"]) == 0:
+        return "not tested: no unit shared"
     if bool(row["exact"]):
         return f"exact binomial: min(b, c) = {round(float(row['statistic']))}"
     return f"chi-square: \u03c7\u00b2 = {float(row['statistic']):.2f}"
