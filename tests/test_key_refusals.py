@@ -92,3 +92,21 @@ def test_an_openai_model_s_key_and_name_are_checked_where_the_client_sends_them(
         )
         with RunStore.open(out / "run.sqlite") as store:
             assert server.requests == store.count_samples(include_errors=True) > 0
+
+
+def test_every_server_of_a_fleet_is_checked_before_the_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "run"
+    monkeypatch.setenv("GASP_TEST_KEY", "right")
+    with (
+        FakeOpenAIServer(api_key="right", models=["fake"]) as good,
+        FakeOpenAIServer(api_key="other", models=["fake"]) as refusing,
+    ):
+        args = ["run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake", "--quiet"]
+        args += ["--base-url", good.base_url, "--base-url", refusing.base_url]
+        args += ["--api-key-env", "GASP_TEST_KEY", "--out", str(out)]
+        assert gasp_exit_code(monkeypatch, *args) == 2
+        line = _one_line(capsys)
+        assert "refused the API key (HTTP 401)" in line and refusing.base_url in line
+        assert good.requests == refusing.requests == 0 and not out.exists()

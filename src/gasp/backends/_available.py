@@ -125,10 +125,9 @@ def check_model_available(
     options: Mapping[str, Any] | None = None,
 ) -> None:
     """Raise :class:`BackendError` when model ``spec`` is known to be missing or its key
-    refused: an ``openai/`` or ``openai-compatible/`` model whose one server refuses
-    the key or does not list the model (a fleet's servers are checked when the run
-    starts), or an ``hf/`` model found neither on disk nor in the local Hugging Face
-    cache."""
+    refused: an ``openai/`` or ``openai-compatible/`` model one of whose servers (each of
+    a fleet's) refuses the key or does not list the model, or an ``hf/`` model found
+    neither on disk nor in the local Hugging Face cache."""
     provider, model = parse_model_spec(spec)
     if provider in ("openai", "openai-compatible"):
         urls = list(base_urls)
@@ -136,12 +135,12 @@ def check_model_available(
             urls = [os.environ.get("OPENAI_BASE_URL") or OPENAI_API_URL]
         key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
         key = os.environ.get(key_env) if key_env else None
-        if len(urls) == 1:
-            names = served_models(urls[0], key, model=model, key_env=key_env)
+        for url in urls:  # every server of a fleet: one cheap request each
+            names = served_models(url, key, model=model, key_env=key_env)
             if names is not None and model not in names:
                 shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
                 raise BackendError(
-                    f"the server at {redact_url(urls[0])} does not serve model {model!r} "
+                    f"the server at {redact_url(url)} does not serve model {model!r} "
                     f"(it serves: {shown})"
                 )
     elif provider == "hf":
