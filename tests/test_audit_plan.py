@@ -110,3 +110,10 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
     share = next(c for c in card["comparisons"] if c["metric"] == "named_female_share")
     assert 0 < share["n_shared"] <= stories  # the named stories among them
+    # the same command again resumes with the sizes its first plan chose (not refused)
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    again = capsys.readouterr()
+    assert "sizes: those this folder's first plan chose for --detect" in again.out, again.err
+    record = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    assert record["runs"]["b/narratives"]["study_options"]["n"] == n
+    assert record["detect"]["targets"] == ["narratives:named_female_share=0.4"]

@@ -114,9 +114,11 @@ def write_record(
     baseline: str | None,
     level: float,
     quick: bool,
+    detect: Sequence[str] = (),
+    sizes: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Record this audit in ``out`` (the models, studies and runs of earlier audits in
-    the same folder kept)."""
+    the same folder kept); with ``detect``, the sizes its plan chose for them."""
     old = read_record(out)
     mine = [{"name": m.name, "spec": m.spec, "variant_prompt": m.variant_prompt} for m in models]
     names = {m.name for m in models}
@@ -129,11 +131,27 @@ def write_record(
         "level": level,
         "runs": {**old.get("runs", {}), **settings},
     }
+    if detect:
+        record["detect"] = {"targets": sorted(detect), "sizes": dict(sizes or {})}
+    elif "detect" in old:
+        record["detect"] = old["detect"]
     out.mkdir(parents=True, exist_ok=True)
     path = out / AUDIT_FILE
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(json.dumps(record, indent=2, sort_keys=False), encoding="utf-8")
     tmp.replace(path)
+
+
+def planned_sizes(out: Path, detect: Sequence[str]) -> dict[str, Any] | None:
+    """The sizes an earlier plan chose in ``out`` for the same ``--detect`` targets (None:
+    no such plan): the same command resumes with them rather than planning again from
+    answers that have come in since."""
+    planned = read_record(out).get("detect")
+    if not detect or not isinstance(planned, dict):
+        return None
+    if planned.get("targets") != sorted(detect) or not isinstance(planned.get("sizes"), dict):
+        return None
+    return dict(planned["sizes"])
 
 
 def store_stamp(paths: RunPaths) -> str:

@@ -30,7 +30,7 @@ from gasp.audit._execute import (
     run_spec,
     run_study,
 )
-from gasp.audit._folder import check_folder, clear_run, write_record
+from gasp.audit._folder import check_folder, clear_run, planned_sizes, write_record
 from gasp.audit._gate import FAIL_ON_WORSE, judge
 from gasp.audit._junit import write_junit
 from gasp.audit._models import (
@@ -110,6 +110,8 @@ class PreparedAudit:
     cleared: list[str] = dataclasses.field(default_factory=list)
     #: What the audit runs but a careful user may not mean (two models run alike).
     warnings: list[str] = dataclasses.field(default_factory=list)
+    #: Whether the sizes are those an earlier plan of this folder chose for ``detect``.
+    kept_sizes: bool = False
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -141,6 +143,9 @@ def prepare_audit(
     is written and no model is called."""
     from gasp.studies import get_study_type, study_names
 
+    kept = planned_sizes(out, config.detect) if not config.sizes else None
+    if kept is not None:
+        config = dataclasses.replace(config, sizes=kept)
     chosen = parse_models(list(models), config.system_prompt_variants)
     names = check_studies(list(studies) if studies is not None else list(study_names()))
     base = baseline_of(chosen, baseline)
@@ -197,8 +202,9 @@ def prepare_audit(
         with contextlib.suppress(BackendError, *(() if stored else (ConfigError,))):
             check_served(spec)
     return PreparedAudit(
-        chosen, names, base, out, level, config, margins, specs, cleared, twin_warnings(setups)
-    )
+        chosen, names, base, out, level, config, margins, specs, cleared,
+        twin_warnings(setups), kept_sizes=kept is not None,
+    )  # fmt: skip
 
 
 def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
@@ -211,9 +217,17 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
     metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in audit.studies}
     detect = parse_detect(config.detect, metrics)
     args = (audit.baseline, audit.level)
-    found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                       measure=measure and not detect)  # fmt: skip
-    if found.sizes:
+    if audit.kept_sizes:  # resuming: the sizes the first plan chose, planned again as they are
+        found = plan_audit(audit.specs, *args, request_rate=config.request_rate, measure=measure)
+        found.sizes = {k: dict(v) for k, v in config.sizes.items()}
+        found.assumptions.append(
+            f"sizes: those this folder's first plan chose for --detect {' '.join(config.detect)}"
+        )
+        detect = {}
+    else:
+        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
+                           measure=measure and not detect)  # fmt: skip
+    if found.sizes and not audit.kept_sizes:
         sizes = {**config.sizes, **found.sizes}
         resized = dataclasses.replace(config, sizes=sizes)
         names = [f"{m.name}={m.spec}" for m in audit.models if not m.variant_prompt]
@@ -257,6 +271,8 @@ def execute(audit: PreparedAudit, console: Console | None = None, title: str = "
         baseline=audit.baseline,
         level=audit.level,
         quick=config.quick,
+        detect=config.detect,
+        sizes=config.sizes,
     )
     if title:
         console.print(title)
