@@ -77,5 +77,5 @@ def test_a_missing_input_says_what_is_read_and_that_hub_names_are_not(
     assert len(lines) == 1 and lines[0].startswith("gasp: error: ")
     assert " does not exist: " in lines[0]
     assert "a table of texts" in lines[0]
-    assert ("save_to_disk, not by its hub name" in lines[0]) is hub
+    assert ("read from a saved folder, not by its hub name" in lines[0]) is hub
     assert os.listdir(tmp_path) == []

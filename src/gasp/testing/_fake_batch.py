@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from aiohttp import web
 
+from gasp.testing._fake_prompt import chat_logprobs
+
 if TYPE_CHECKING:
     from gasp.testing._fake_server import FakeOpenAIServer
 
@@ -291,5 +293,5 @@ class FakeBatchAPI:
         text, finish, top = server._reply_text(prompt, body, legacy=False)
         answer = server._completion(str(body.get("model")), prompt, text, finish)
         if top is not None:
-            answer["choices"][0]["logprobs"] = server._chat_logprobs(text, top)
+            answer["choices"][0]["logprobs"] = chat_logprobs(server.logprobs, text, top)
         return answer

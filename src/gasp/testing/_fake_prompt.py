@@ -81,3 +81,24 @@ def prompt_logprob_entries(text: str) -> list[dict[str, dict[str, Any]] | None]:
             }
         )
     return entries
+
+
+def chat_logprobs(logprobs: Mapping[str, float], text: str, top: int) -> dict[str, Any]:
+    """A chat answer's ``logprobs`` field: ``text`` as one token, then ``top`` of ``logprobs``."""
+
+    def entry(token: str, logprob: float) -> dict[str, Any]:
+        return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
+
+    entries = [entry(t, lp) for t, lp in list(logprobs.items())[:top]]
+    chosen = {**entry(text, logprobs.get(text, 0.0)), "top_logprobs": entries}
+    return {"content": [chosen], "refusal": None}
+
+
+def legacy_logprobs(logprobs: Mapping[str, float], text: str, top: int) -> dict[str, Any]:
+    """The same in the legacy completions' layout."""
+    return {
+        "tokens": [text],
+        "token_logprobs": [logprobs.get(text, 0.0)],
+        "top_logprobs": [dict(list(logprobs.items())[:top])],
+        "text_offset": [0],
+    }

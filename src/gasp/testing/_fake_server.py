@@ -41,7 +41,12 @@ from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
 from gasp.testing._fake_batch import FakeBatchAPI, error_reply
-from gasp.testing._fake_prompt import prompt_logprob_entries, render_chat
+from gasp.testing._fake_prompt import (
+    chat_logprobs,
+    legacy_logprobs,
+    prompt_logprob_entries,
+    render_chat,
+)
 
 FAULT_KINDS = (
     "rate_limit",
@@ -359,10 +364,10 @@ class FakeOpenAIServer:
             choice = answer["choices"][0]
             del choice["message"]
             choice["text"] = text
-            choice["logprobs"] = None if top is None else self._legacy_logprobs(text, top)
+            choice["logprobs"] = None if top is None else legacy_logprobs(self.logprobs, text, top)
             answer["object"] = "text_completion"
         elif top is not None:
-            answer["choices"][0]["logprobs"] = self._chat_logprobs(text, top)
+            answer["choices"][0]["logprobs"] = chat_logprobs(self.logprobs, text, top)
         if self.prompt_logprobs and body.get("prompt_logprobs") is not None:
             self._add_prompt_logprobs(answer, body, legacy)
         with self._lock:
@@ -411,22 +416,6 @@ class FakeOpenAIServer:
         if not body.get("logprobs"):
             return None
         return int(body.get("top_logprobs") or 0)
-
-    def _chat_logprobs(self, text: str, top: int) -> dict[str, Any]:
-        def entry(token: str, logprob: float) -> dict[str, Any]:
-            return {"token": token, "logprob": logprob, "bytes": list(token.encode())}
-
-        entries = [entry(t, lp) for t, lp in list(self.logprobs.items())[:top]]
-        chosen = {**entry(text, self.logprobs.get(text, 0.0)), "top_logprobs": entries}
-        return {"content": [chosen], "refusal": None}
-
-    def _legacy_logprobs(self, text: str, top: int) -> dict[str, Any]:
-        return {
-            "tokens": [text],
-            "token_logprobs": [self.logprobs.get(text, 0.0)],
-            "top_logprobs": [dict(list(self.logprobs.items())[:top])],
-            "text_offset": [0],
-        }
 
     def _generate(self, prompt: str, seed: object, max_tokens: int) -> tuple[str, str]:
         rng = np.random.default_rng([self.seed, stable_int(prompt), stable_int(seed)])
