@@ -416,10 +416,14 @@ def test_a_typo_does_not_lock_the_folder(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A mistyped model is refused before the run folder exists; a store that holds no
-    answer (every request of a mistyped model failed, as through a fleet, which lists
-    no models up front) is started afresh by the corrected command, with one line."""
+    answer (every request of a mistyped model failed, as on a server with no model list
+    to check it against up front) is started afresh by the corrected command, with one
+    line."""
     out = tmp_path / "run"
-    with FakeOpenAIServer(models=["real"]) as one, FakeOpenAIServer(models=["real"]) as two:
+    with (
+        FakeOpenAIServer(models=["real"]) as one,
+        FakeOpenAIServer(models=["real"], models_status=404) as two,
+    ):
         code = gasp_exit_code(
             monkeypatch, "run", "narratives", "-m", "openai-compatible/typo", "--base-url",
             one.base_url, "--quick", "--skip", "probe", "--out", str(out),
@@ -428,7 +432,7 @@ def test_a_typo_does_not_lock_the_folder(
         assert not out.exists()
         gasp_exit_code(
             monkeypatch, "generate", "narratives", "-m", "openai-compatible/typo", "--base-url",
-            one.base_url, "--base-url", two.base_url, "--n", "1",
+            two.base_url, "--n", "1",
             "--quiet", "--out", str(out / "run.sqlite"),
         )  # fmt: skip
         assert (out / "run.sqlite").is_file() and one.successes + two.successes == 0
