@@ -117,3 +117,38 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     record = json.loads((out / "audit.json").read_text(encoding="utf-8"))
     assert record["runs"]["b/narratives"]["study_options"]["n"] == n
     assert record["detect"]["targets"] == ["narratives:named_female_share=0.4"]
+
+
+def test_detect_sizes_the_studies_it_does_not_name_at_their_default_difference(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = (
+        "audit", "-m", "a=mock/personas", "-m", "b=mock/personas", "--baseline", "a",
+        "--studies", "narratives,pronoun-pairs,occugender",
+        "--detect", "narratives:named_female_share=0.3", "--plan",
+    )  # fmt: skip
+    assert gasp_exit_code(monkeypatch, *args, "--out", str(tmp_path / "x")) == 0
+    lines = capsys.readouterr().out.splitlines()
+
+    def row(name: str) -> str:
+        return next(s for s in lines if s.startswith(f"  {name}: "))
+
+    assert "(asked: 0.3)" in row("narratives named_female_share")
+    assert "sized for the study's default difference 0.15" in row("pronoun-pairs inconsistent")
+    # occugender's size (job_count, at least 2 jobs) chosen for a 10-point female share
+    jobs = row("occugender explicit_female_share")
+    assert "sized for the study's default difference 10" in jobs
+    assert 2 <= int(jobs.split(": ")[1].split(" ")[0]) < 40
+    assert "per-unit sd of differences 10 percent (the metric's)" in jobs
+    pairs = int(row("pronoun-pairs incorrect").split(": ")[1].split(" ")[0])
+    assert pairs < 21000  # not the study's default 1,000 pairs
+    # a size the user set is kept: the study is not resized to its default difference
+    sized = (*args, "--study-option", "pronoun-pairs:pairs=3", "--out", str(tmp_path / "y"))
+    assert gasp_exit_code(monkeypatch, *sized) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert row("pronoun-pairs incorrect").startswith("  pronoun-pairs incorrect: 63 answers")
+    assert "default difference" not in row("pronoun-pairs inconsistent")
+    # without --detect, every study keeps its default size
+    assert gasp_exit_code(monkeypatch, *args[:-3], "--plan", "--out", str(tmp_path / "z")) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert row("pronoun-pairs incorrect").startswith("  pronoun-pairs incorrect: 21000 answers")

@@ -267,7 +267,7 @@ def test_registry_cli_options_and_decoding_defaults() -> None:
     narratives = get_study_type("narratives")
     assert narratives.name == "narratives"
     assert STUDY_TYPE.decoding_defaults() == {"temperature": 0.2, "max_tokens": 120}
-    assert narratives.decoding_defaults() == {"temperature": 0.6}
+    assert narratives.decoding_defaults() == {"temperature": 0.6, "max_tokens": 64}
     with pytest.raises(ConfigError, match="cap"):
         STUDY_TYPE.build("pronoun-pairs", {"cap_factor": 2})
     with pytest.raises(ConfigError, match="template"):

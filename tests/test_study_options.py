@@ -76,7 +76,8 @@ def test_the_gender_threshold_has_one_default() -> None:
 
 def test_decoding_defaults_come_from_the_decoding_config_then_the_study() -> None:
     narratives = get_study_type("narratives")
-    assert narratives.decoding_settings()["max_tokens"] == DecodingConfig().max_tokens
+    assert narratives.decoding_settings()["max_tokens"] == 64  # the study's, not the config's
+    assert DecodingConfig().max_tokens != 64
     assert narratives.decoding_settings(quick=True)["max_tokens"] == 40
     assert narratives.decoding_settings({"max_tokens": 9}, quick=True)["max_tokens"] == 9
     assert get_study_type("pronoun-pairs").decoding_settings()["max_tokens"] == 120

@@ -19,8 +19,10 @@ import asyncio
 import dataclasses
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
+
+import numpy as np
 
 from gasp.audit._execute import RunSpec
 from gasp.audit._models import SERVER_PROVIDERS, not_chosen
@@ -91,7 +93,7 @@ class AuditPlan:
             target = "" if row.target is None else f" (asked: {row.target:g})"
             out.append(
                 f"  {row.study} {row.metric}: {row.units} {row.unit_name}, {row.test}, "
-                f"detectable difference {found}{target}"
+                f"detectable difference {found}{target}; {row.assumption}"
             )
         for key, (requests, tokens, seconds) in self.runs.items():
             out.append(f"  {key}: {requests} requests, <= {tokens} tokens, ~{seconds:.0f} s")
@@ -127,6 +129,28 @@ def parse_detect(pairs: Sequence[str], metrics: Mapping[str, Sequence[str]]) -> 
     return found
 
 
+def with_default_targets(
+    detect: Mapping[tuple[str, str], float], studies: Sequence[str], sized: Collection[str]
+) -> dict[tuple[str, str], float]:
+    """``detect`` and, when it names anything, each other study's default difference
+    (``HeadlineMetric.default_detect``): an audit sized for power sizes every study. The
+    studies in ``sized`` (their size set by the user) keep their sizes."""
+    from gasp.studies import get_study_type
+
+    found = dict(detect)
+    named = {study for study, _ in detect}
+    if not detect:
+        return found
+    for study in studies:
+        if study in named or study in sized:
+            continue
+        for metric in get_study_type(study).headline_metrics():
+            if metric.default_detect is not None:
+                found[(study, metric.name)] = metric.default_detect
+                break
+    return found
+
+
 def _kind(metric: Any) -> str | None:
     over = metric.paired_over or ""
     if over in _BINARY_UNITS:
@@ -147,11 +171,12 @@ def _units(spec: RunSpec, over: str, shape: Mapping[str, Any] | None = None) -> 
 def _size_for(spec: RunSpec, over: str, needed: float) -> tuple[str, int] | None:
     """The size option of ``spec``'s study, and its value, that gives ``needed`` units
     (None: no size option adds such units)."""
-    for key in spec.study_type.size_options():
-        one = _units(spec, over, {**spec.shape, key: 1})
-        two = _units(spec, over, {**spec.shape, key: 2})
+    for key, option in spec.study_type.size_options().items():
+        low = max(1, math.ceil(option.minimum or 1))
+        one = _units(spec, over, {**spec.shape, key: low})
+        two = _units(spec, over, {**spec.shape, key: low + 1})
         if two > one:
-            return key, max(1, math.ceil((needed - one) / (two - one)) + 1)
+            return key, max(low, math.ceil((needed - one) / (two - one)) + low)
     return None
 
 
@@ -183,8 +208,9 @@ def _estimate(spec: RunSpec) -> tuple[int, int, float | None]:
 
 
 async def _time_requests(spec: RunSpec) -> float:
-    """Seconds per request of one full batch of the study's own requests, after one
-    request that loads the model (the runner sends the backend such batches)."""
+    """Seconds per request of one full batch of the study's own requests, spread evenly
+    over its plan, after one request that loads the model (the runner sends the backend
+    such batches)."""
     from gasp.backends import GenerationRequest, resolve_backend
     from gasp.runner import as_plan, build_request
 
@@ -192,12 +218,14 @@ async def _time_requests(spec: RunSpec) -> float:
     backend = resolve_backend(spec.setup.model.spec, options=spec.setup.backend_options or None)
     batch = max(1, min(backend.preferred_batch_size(), MAX_TIMED_BATCH))
     decoding, seed = spec.decoding_config(), spec.runner.seed
+    every = [(item, index) for item in plan.items for index in range(item.n)]
+    # spread over the whole plan: a study's first items need not answer like the rest
+    picks = sorted({round(i) for i in np.linspace(0, len(every) - 1, min(len(every), batch + 1))})
     requests = [
-        build_request(item, index, decoding=decoding, run_seed=seed,
+        build_request(every[i][0], every[i][1], decoding=decoding, run_seed=seed,
                       system_prompt=plan.system_prompt)
-        for item in plan.items
-        for index in range(item.n)
-    ][: batch + 1]  # fmt: skip
+        for i in picks
+    ]  # fmt: skip
 
     async def send(chunk: list[Any]) -> None:
         if isinstance(chunk[0], GenerationRequest):
@@ -231,8 +259,10 @@ def plan_audit(
     detect: Mapping[tuple[str, str], float] | None = None,
     request_rate: float = DEFAULT_REQUEST_RATE,
     measure: bool = True,
+    defaults: Collection[tuple[str, str]] = (),
 ) -> AuditPlan:
-    """The plan of an audit's runs (``specs``, resolved at their sizes)."""
+    """The plan of an audit's runs (``specs``, resolved at their sizes). ``defaults``:
+    the targets of ``detect`` that are studies' default differences, not the user's."""
     from gasp.studies import get_study_type
 
     detect = dict(detect or {})
@@ -273,12 +303,18 @@ def plan_audit(
                 note = f"baseline share {p0:.3g} from its saved run"
             if metric.better == CLOSER_TO_0:
                 reference = 0.0
+            sd = DEFAULT_UNIT_SD if metric.unit_sd is None else metric.unit_sd
             effect = Effect(kind, p0=p0, reference=reference,
-                            lower_is_better=metric.better == LOWER, sd=DEFAULT_UNIT_SD)  # fmt: skip
+                            lower_is_better=metric.better == LOWER, sd=sd)  # fmt: skip
             if kind == PAIRED_UNITS:
-                note = f"per-unit sd of differences {DEFAULT_UNIT_SD:g} (stated)"
+                whose = "the planner's default" if metric.unit_sd is None else "the metric's"
+                note = f"per-unit sd of differences {sd:g} {metric.unit} ({whose})"
+            elif pilot is None and kind == PAIRED_SHARE and metric.leaves_out != "nothing":
+                note += f"; every one of the {over} counted (no pilot)"
             units = max(0, int(_units(spec, over) * counted))
             target = detect.get((study, metric.name))
+            if (study, metric.name) in defaults:
+                note += f"; sized for the study's default difference {target:g}"
             if target is not None:
                 needed = units_needed(effect, target, alpha)
                 sized = None if needed is None else _size_for(spec, over, needed / counted)
@@ -319,4 +355,5 @@ __all__ = [
     "parse_detect",
     "plan_audit",
     "seconds_per_request",
+    "with_default_targets",
 ]

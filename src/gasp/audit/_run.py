@@ -45,7 +45,13 @@ from gasp.audit._models import (
     twin_warnings,
 )
 from gasp.audit._page import write_audit_page
-from gasp.audit._plan import DEFAULT_REQUEST_RATE, AuditPlan, parse_detect, plan_audit
+from gasp.audit._plan import (
+    DEFAULT_REQUEST_RATE,
+    AuditPlan,
+    parse_detect,
+    plan_audit,
+    with_default_targets,
+)
 from gasp.audit._scorecard import AuditModel, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import BackendError, ConfigError
 from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
@@ -207,6 +213,19 @@ def prepare_audit(
     )  # fmt: skip
 
 
+def _sized_by_user(audit: PreparedAudit) -> set[str]:
+    """The studies whose size the user set with ``--study-option`` (or ``--quick``)."""
+    from gasp.studies import get_study_type
+
+    pairs = scoped(audit.config.study_options, audit.studies, "--study-option")
+    sized = set(audit.studies) if audit.config.quick else set()
+    for study in audit.studies:
+        keys = {p.partition("=")[0] for p in pairs.get(None, []) + pairs.get(study, [])}
+        if keys & set(get_study_type(study).size_options()):
+            sized.add(study)
+    return sized
+
+
 def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
     """The plan of a prepared audit; with ``detect``, the audit resized to it. A plan
     that needs more than ``max_requests`` requests or ``max_cost`` USD is a
@@ -215,7 +234,9 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
 
     config = audit.config
     metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in audit.studies}
-    detect = parse_detect(config.detect, metrics)
+    asked = parse_detect(config.detect, metrics)
+    detect = with_default_targets(asked, audit.studies, _sized_by_user(audit))
+    defaults = set(detect) - set(asked)
     args = (audit.baseline, audit.level)
     if audit.kept_sizes:  # resuming: the sizes the first plan chose, planned again as they are
         found = plan_audit(audit.specs, *args, request_rate=config.request_rate, measure=measure)
@@ -226,7 +247,7 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         detect = {}
     else:
         found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                           measure=measure and not detect)  # fmt: skip
+                           measure=measure and not detect, defaults=defaults)  # fmt: skip
     if found.sizes and not audit.kept_sizes:
         sizes = {**config.sizes, **found.sizes}
         resized = dataclasses.replace(config, sizes=sizes)
@@ -235,10 +256,11 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         resized = dataclasses.replace(resized, system_prompt_variants=variants)
         audit = prepare_audit(names, audit.studies, audit.baseline, audit.out, audit.level, resized)
         found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                           measure=measure)  # fmt: skip
+                           measure=measure, defaults=defaults)  # fmt: skip
         found.sizes = {k: dict(v) for k, v in sizes.items()}
     elif detect and measure:
-        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate)
+        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
+                           defaults=defaults)  # fmt: skip
     if config.max_requests is not None and found.requests > config.max_requests:
         raise ConfigError(
             f"the plan needs {found.requests} requests, more than --max-requests "

@@ -101,6 +101,12 @@ class HeadlineMetric:
     #: its comparison "differs" or is "worse", this one's "better" reads "differs" (a
     #: gap between job groups shrinks when a model erases either gender, for example).
     guard: str = ""
+    #: Standard deviation of the per-unit paired differences (in the metric's unit) that
+    #: an audit plan assumes for a ``paired units`` metric where no pilot gives one.
+    unit_sd: float | None = None
+    #: The difference an audit sized by ``--detect`` plans to find in this metric when
+    #: ``--detect`` names no metric of its study (at most one metric of a study has one).
+    default_detect: float | None = None
 
     def __post_init__(self) -> None:
         if self.better not in DIRECTIONS:

@@ -115,6 +115,10 @@ def _read_capture(results: AuditResults) -> MetricReading:
     return MetricReading.proportion(captured, float(pd.to_numeric(rows["n_generations"]).sum()))
 
 
+#: Per-occupation standard deviation (percentage points) of the paired differences in a
+#: share of women that an audit plan assumes without a pilot: the binomial noise of two
+#: runs' shares of tens of texts each, with room for a real per-occupation change.
+SHARE_UNIT_SD = 15.0
 _BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"
 
 #: More of the Same's headline metrics, in the scorecard's order.
@@ -130,6 +134,8 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         leaves_out="texts with no gender assigned (unassigned share)",
         read=_bls_reader("gap"),
         paired_over="occupations",
+        unit_sd=SHARE_UNIT_SD,
+        default_detect=10.0,
     ),
     HeadlineMetric(
         study=STUDY_KIND,
@@ -142,6 +148,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         leaves_out="texts with no gender assigned (unassigned share)",
         read=_bls_reader("abs_gap"),
         paired_over="occupations",
+        unit_sd=SHARE_UNIT_SD,
     ),
     HeadlineMetric(
         study=STUDY_KIND,

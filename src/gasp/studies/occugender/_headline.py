@@ -29,6 +29,14 @@ from gasp.results import (
 from gasp.studies.occugender._data import GROUPS, NO_DEBIASING, STUDY_KIND
 
 _KEYS = ("job",)
+#: Per-job standard deviations of the paired differences that an audit plan assumes
+#: without a pilot: about 10 points for a female share (two system prompts of the
+#: embedded model: 10.3 and 10.8 over 40 jobs), twice that for a gap between two job
+#: groups (each job's jackknife value counts in one group), and 0.8 for the rank
+#: correlation's jackknife values over about 40 jobs.
+SHARE_UNIT_SD = 10.0
+GAP_UNIT_SD = 20.0
+SPEARMAN_UNIT_SD = 0.8
 _INTERVAL = "percentile bootstrap over jobs and templates (the study's saved interval)"
 
 
@@ -135,6 +143,7 @@ def _gap_reading(task: str) -> HeadlineMetric:
         read=read,
         paired_over="jobs",
         guard=f"{task}_female_minus_bls",
+        unit_sd=GAP_UNIT_SD,
     )
 
 
@@ -160,6 +169,7 @@ def _spearman_metric() -> HeadlineMetric:
         read=read,
         paired_over="jobs",
         guard="explicit_female_minus_bls",
+        unit_sd=SPEARMAN_UNIT_SD,
     )
 
 
@@ -214,6 +224,7 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
             leaves_out="probability mass on no gender expression and on neutral expressions",
             read=read,
             paired_over="jobs",
+            unit_sd=SHARE_UNIT_SD,
         )
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -229,6 +240,8 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
         leaves_out="probability mass on no gender expression and on neutral expressions",
         read=read,
         paired_over="jobs",
+        unit_sd=SHARE_UNIT_SD,
+        default_detect=10.0 if task == "explicit" else None,
     )
 
 

@@ -74,7 +74,12 @@ def _triple_reader(column: str, complete: str) -> Reader:
 
 
 def _pairs_metric(
-    name: str, meaning: str, read: Reader, denominator: str, out: str
+    name: str,
+    meaning: str,
+    read: Reader,
+    denominator: str,
+    out: str,
+    default_detect: float | None = None,
 ) -> HeadlineMetric:
     return HeadlineMetric(
         study=PAIRS_KIND,
@@ -87,6 +92,7 @@ def _pairs_metric(
         leaves_out=out,
         read=read,
         paired_over="answers" if "answers" in denominator else "triples",
+        default_detect=default_detect,
     )
 
 
@@ -105,6 +111,7 @@ PAIRS_METRICS: tuple[HeadlineMetric, ...] = (
         _triple_reader("inconsistent", "complete"),
         "complete triples",
         "triples missing an answer",
+        default_detect=0.15,
     ),
     _pairs_metric(
         "binary_inconsistent",
@@ -178,6 +185,7 @@ NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
         leaves_out="stories with no name or a name of unknown gender (the excluded share)",
         read=_read_named_female,
         paired_over="stories",
+        default_detect=0.15,
     ),
     HeadlineMetric(
         study=NARRATIVES_KIND,

@@ -1,0 +1,125 @@
+"""Benchmark: the audit's false-positive share on a real model's own stories.
+
+Run ``python bench/bench_real_null.py RUN [--against OTHER]`` where ``RUN`` (and
+``OTHER``) are saved narratives runs (``gasp run narratives`` or an audit's
+``MODEL/narratives`` folder) with at least two stories per profession and opening.
+
+* Twins: each replicate splits every (profession, opening) cell of ``RUN`` at random
+  into two halves, as if two runs of the same model with other seeds had written them,
+  reads the narratives' headline metrics from each half with the study's own readers,
+  tests them with the audit's tests and applies the audit's Benjamini-Hochberg
+  correction. The share of replicates with a significant difference is the family-wise
+  false-positive share of an audit of a model against itself, on real stories (target:
+  at most 0.06 at level 0.05).
+* ``--against OTHER`` (for example the same model with a neutral system prompt): each
+  replicate compares a random half of every cell of ``RUN`` with a random half of the
+  same cell of ``OTHER``; the share of replicates with a significant difference is the
+  rejection rate of an audit of half the size (subsampling), which is a false-positive
+  rate where ``OTHER`` behaves like ``RUN``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from gasp.audit import DifferenceSettings, Scorecard, compare_readings, correct
+from gasp.results import AuditResults
+from gasp.stats import wilson_interval
+from gasp.studies import get_study_type
+
+CELL = ["profession", "template"]
+
+
+def stories(run: Path) -> pd.DataFrame:
+    """The per-story table of a saved narratives run."""
+    results = run / "results" if (run / "results").is_dir() else run
+    table = AuditResults.load(results).get("narrative_stories")
+    if table is None:
+        raise SystemExit(f"{run}: no narrative_stories table (not a narratives run?)")
+    return table
+
+
+def half(table: pd.DataFrame, rng: np.random.Generator, first: bool) -> pd.DataFrame:
+    """A random half of every cell, its stories numbered again from 0 (so that two
+    halves pair story i of a cell with story i)."""
+    parts = []
+    for _, cell in table.groupby(CELL, sort=False):
+        order = rng.permutation(len(cell))
+        size = len(cell) // 2
+        chosen = order[:size] if first else order[size : 2 * size]
+        part = cell.iloc[np.sort(chosen)].copy()
+        part["sample_index"] = np.arange(len(part))
+        parts.append(part)
+    return pd.concat(parts, ignore_index=True)
+
+
+def replicate(base: pd.DataFrame, other: pd.DataFrame | None, seed: int, level: float) -> Scorecard:
+    """One audit of two halves (of ``base``, or of ``base`` and ``other``)."""
+    rng = np.random.default_rng(seed)
+    if other is None:
+        state = rng.bit_generator.state
+        a = half(base, rng, True)
+        rng.bit_generator.state = state  # the same permutation: the other half
+        b = half(base, rng, False)
+    else:
+        a, b = half(other, rng, True), half(base, rng, True)
+    card = Scorecard([], "base", level)
+    for metric in get_study_type("narratives").headline_metrics():
+        model = metric.reading(AuditResults(tables={"narrative_stories": a}))
+        baseline = metric.reading(AuditResults(tables={"narrative_stories": b}))
+        diff = compare_readings(metric, model, baseline, DifferenceSettings())
+        card.comparison_rows.append(
+            {"study": "narratives", "metric": metric.name, "model": "model",
+             "baseline": "base", "better": metric.better, "difference": diff.difference,
+             "p_value": diff.p_value if np.isfinite(diff.p_value) else None}
+        )  # fmt: skip
+    correct(card)
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the replicates and print the share with a significant difference."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("run", type=Path)
+    parser.add_argument("--against", type=Path, default=None)
+    parser.add_argument("--replicates", type=int, default=500)
+    parser.add_argument("--level", type=float, default=0.05)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    base = stories(args.run)
+    other = None if args.against is None else stories(args.against)
+    start = time.perf_counter()
+    hits = 0
+    by_metric: dict[str, int] = {}
+    for r in range(args.replicates):
+        card = replicate(base, other, args.seed * 100_003 + r, args.level)
+        found = [c for c in card.comparison_rows if c["significant"]]
+        hits += bool(found)
+        for c in found:
+            by_metric[c["metric"]] = by_metric.get(c["metric"], 0) + 1
+    low, high = wilson_interval(hits, args.replicates)
+    kind = "twins (halves of one run)" if other is None else f"halves against {args.against}"
+    cells = base.groupby(CELL).ngroups
+    print(f"{kind}: {args.replicates} replicates, {len(base) // 2} stories a side at most, "
+          f"{cells} cells, level {args.level}")  # fmt: skip
+    print("shares of the real stories: " + ", ".join(
+        f"{g} {s:.3f}" for g, s in base["gender"].fillna("U").value_counts(normalize=True).items()
+    ))  # fmt: skip
+    print(
+        f"replicates with at least one significant difference: {hits} "
+        f"({hits / args.replicates:.3f}, Wilson 95% {low:.3f}-{high:.3f})"
+    )
+    for metric, count in sorted(by_metric.items()):
+        print(f"  {metric}: significant in {count} replicates")
+    print(f"{time.perf_counter() - start:.1f} s")
+    return 1 if other is None and hits / args.replicates > 0.06 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
