@@ -183,17 +183,29 @@ def replicate(seed: int, level: float, shift: float, settings: DifferenceSetting
     base_tables = _tables(rng, base, 0.0)
     card = Scorecard([], "base", level)
     for study, tables in model_tables.items():
-        for metric in get_study_type(study).headline_metrics():
-            a = metric.reading(AuditResults(tables=tables))
-            b = metric.reading(AuditResults(tables=base_tables[study]))
-            diff = compare_readings(metric, a, b, settings)
-            card.comparison_rows.append(
-                {"study": study, "metric": metric.name, "model": "model", "baseline": "base",
-                 "better": metric.better, "difference": diff.difference,
-                 "p_value": diff.p_value if np.isfinite(diff.p_value) else None}
-            )  # fmt: skip
+        add_study(card, study, tables, base_tables[study], settings)
     correct(card)
     return card
+
+
+def add_study(
+    card: Scorecard,
+    study: str,
+    model: dict[str, pd.DataFrame],
+    base: dict[str, pd.DataFrame],
+    settings: DifferenceSettings,
+) -> None:
+    """Test every headline metric of ``study`` between two runs' saved tables (the
+    model's and the baseline's), one row each on ``card`` (corrected later)."""
+    for metric in get_study_type(study).headline_metrics():
+        a = metric.reading(AuditResults(tables=model))
+        b = metric.reading(AuditResults(tables=base))
+        diff = compare_readings(metric, a, b, settings)
+        card.comparison_rows.append(
+            {"study": study, "metric": metric.name, "model": "model", "baseline": "base",
+             "better": metric.better, "difference": diff.difference,
+             "p_value": diff.p_value if np.isfinite(diff.p_value) else None}
+        )  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,10 +28,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from gasp.audit import DifferenceSettings, Scorecard, compare_readings, correct
+from bench_audit_null import add_study
+from gasp.audit import DifferenceSettings, Scorecard, correct
 from gasp.results import AuditResults
 from gasp.stats import wilson_interval
-from gasp.studies import get_study_type
 
 CELL = ["profession", "template"]
 
@@ -70,15 +70,8 @@ def replicate(base: pd.DataFrame, other: pd.DataFrame | None, seed: int, level: 
     else:
         a, b = half(other, rng, True), half(base, rng, True)
     card = Scorecard([], "base", level)
-    for metric in get_study_type("narratives").headline_metrics():
-        model = metric.reading(AuditResults(tables={"narrative_stories": a}))
-        baseline = metric.reading(AuditResults(tables={"narrative_stories": b}))
-        diff = compare_readings(metric, model, baseline, DifferenceSettings())
-        card.comparison_rows.append(
-            {"study": "narratives", "metric": metric.name, "model": "model",
-             "baseline": "base", "better": metric.better, "difference": diff.difference,
-             "p_value": diff.p_value if np.isfinite(diff.p_value) else None}
-        )  # fmt: skip
+    add_study(card, "narratives", {"narrative_stories": a}, {"narrative_stories": b},
+              DifferenceSettings())  # fmt: skip
     correct(card)
     return card
 

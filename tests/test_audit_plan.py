@@ -152,3 +152,39 @@ def test_detect_sizes_the_studies_it_does_not_name_at_their_default_difference(
     assert gasp_exit_code(monkeypatch, *args[:-3], "--plan", "--out", str(tmp_path / "z")) == 0
     lines = capsys.readouterr().out.splitlines()
     assert row("pronoun-pairs incorrect").startswith("  pronoun-pairs incorrect: 21000 answers")
+
+
+def test_a_local_engine_is_timed_on_requests_spread_over_the_plan(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from gasp import backends
+    from gasp.audit import AuditConfig, prepare_audit
+    from gasp.audit._plan import seconds_per_request
+
+    audit = prepare_audit(
+        ["a=mock/personas"], ["pronoun-pairs"], None, tmp_path / "audit", 0.05,
+        AuditConfig(study_options=["pairs=5"]),
+    )  # fmt: skip
+    sent: list[list[str]] = []
+    real = backends.resolve_backend
+
+    def recording(spec: str, options: object = None) -> object:
+        backend = real(spec, options=options)
+        generate = backend.generate_batch
+
+        async def record(requests: list) -> list:
+            sent.append([r.messages[-1].content for r in requests])
+            return await generate(requests)
+
+        backend.generate_batch = record  # type: ignore[method-assign]
+        return backend
+
+    monkeypatch.setattr(backends, "resolve_backend", recording)
+    seconds, how = seconds_per_request(audit.specs[0], 1.0)
+    assert seconds >= 0 and "timed on mock/personas" in how
+    plan_items = [item.prompt for item in audit.specs[0].build().items]
+    timed = [i for batch in sent for i in batch]
+    assert len(sent) == 2 and len(sent[0]) == 1  # one request that loads, then one batch
+    # the batch reaches the plan's last items, not only its first ones
+    assert timed[0] == plan_items[0] and timed[-1] == plan_items[-1]
+    assert len(set(timed)) == len(timed) > 16

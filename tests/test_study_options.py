@@ -191,3 +191,23 @@ def test_the_sizes_page_lists_every_declared_size_with_its_default_and_quick_val
             quick = "-" if option.quick is None else str(option.quick)
             declared.add((name, key, default, quick))
     assert rows == declared
+
+
+def test_every_study_with_paired_metrics_declares_one_default_difference() -> None:
+    defaults = {
+        name: [
+            (m.name, m.default_detect)
+            for m in get_study_type(name).headline_metrics()
+            if m.default_detect is not None
+        ]
+        for name in ("narratives", "pronoun-pairs", "more-of-the-same", "occugender")
+    }
+    assert defaults == {
+        "narratives": [("named_female_share", 0.15)],
+        "pronoun-pairs": [("inconsistent", 0.15)],
+        "more-of-the-same": [("women_minus_bls", 10.0)],
+        "occugender": [("explicit_female_share", 10.0)],
+    }
+    # Marked Personas has no paired metric to size, so no default difference
+    personas = get_study_type("marked-personas").headline_metrics()
+    assert all(m.default_detect is None and not m.paired_over for m in personas)
