@@ -188,3 +188,44 @@ def test_a_local_engine_is_timed_on_requests_spread_over_the_plan(
     # the batch reaches the plan's last items, not only its first ones
     assert timed[0] == plan_items[0] and timed[-1] == plan_items[-1]
     assert len(set(timed)) == len(timed) > 16
+
+
+@pytest.mark.parametrize(
+    ("studies", "extra", "message"),
+    [
+        ("marked-personas", ["--detect", "marked-personas:refusal_share=0.1"], "not paired"),
+        ("narratives", ["--detect", "narratives:named_female_share=1.5"], "must be below 1"),
+        (
+            "narratives",
+            ["--study-option", "narratives:n=2", "--detect", "narratives:named_female_share=0.1"],
+            "size is set by --study-option n=2",
+        ),
+        (
+            "narratives",
+            ["--detect", "narratives:named_female_share=0.1"] * 2,
+            "given twice",
+        ),
+        (
+            "occugender",
+            ["--detect", "occugender:explicit_female_share=5"],
+            "--detect needs sizes the studies cannot take (occugender job_count=",
+        ),
+    ],
+)
+def test_a_detect_target_that_cannot_be_planned_is_refused_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    studies: str,
+    extra: list[str],
+    message: str,
+) -> None:
+    out = tmp_path / "audit"
+    code = gasp_exit_code(
+        monkeypatch, "audit", "-m", "a=mock/personas", "-m", "b=mock/personas",
+        "--baseline", "a", "--studies", studies, *extra, "--out", str(out),
+    )  # fmt: skip
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("gasp: error:")]
+    assert code == 2 and len(errors) == 1 and message in errors[0], err
+    assert not out.exists()

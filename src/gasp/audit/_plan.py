@@ -125,6 +125,8 @@ def parse_detect(pairs: Sequence[str], metrics: Mapping[str, Sequence[str]]) -> 
             delta = math.nan
         if not 0.0 < delta < math.inf:
             raise ConfigError(f"--detect {head}: DELTA must be a positive number, got {value!r}")
+        if (study, metric) in found:
+            raise ConfigError(f"--detect {head} is given twice; give each metric once")
         found[(study, metric)] = delta
     return found
 
@@ -285,6 +287,12 @@ def plan_audit(
             kind = _kind(metric)
             over = metric.paired_over or "units"
             if kind is None:
+                if (study, metric.name) in detect:
+                    raise ConfigError(
+                        f"--detect {study}:{metric.name}: its comparison is not paired over "
+                        "units, so no size can be planned for it; choose a paired metric "
+                        "(--plan lists them)"
+                    )
                 rows.append(
                     PlanRow(study, metric.name, "unpaired (not planned)", 0, over, math.inf,
                             detect.get((study, metric.name)), "no per-unit model")
@@ -316,6 +324,11 @@ def plan_audit(
             if (study, metric.name) in defaults:
                 note += f"; sized for the study's default difference {target:g}"
             if target is not None:
+                if kind != PAIRED_UNITS and target >= 1.0:
+                    raise ConfigError(
+                        f"--detect {study}:{metric.name}={target:g}: a difference in a share "
+                        "must be below 1"
+                    )
                 needed = units_needed(effect, target, alpha)
                 sized = None if needed is None else _size_for(spec, over, needed / counted)
                 if sized is None:

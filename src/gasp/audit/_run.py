@@ -213,16 +213,41 @@ def prepare_audit(
     )  # fmt: skip
 
 
-def _sized_by_user(audit: PreparedAudit) -> set[str]:
-    """The studies whose size the user set with ``--study-option`` (or ``--quick``)."""
+def _sizes_text(sizes: Mapping[str, Mapping[str, Any]]) -> str:
+    """``study k=v, ...; study k=v`` for a message."""
+    parts = (f"{s} " + ", ".join(f"{k}={v}" for k, v in o.items()) for s, o in sizes.items())
+    return "; ".join(parts)
+
+
+def _sized_by_option(audit: PreparedAudit) -> dict[str, list[str]]:
+    """The studies whose size the user set with ``--study-option``, and those options."""
     from gasp.studies import get_study_type
 
     pairs = scoped(audit.config.study_options, audit.studies, "--study-option")
-    sized = set(audit.studies) if audit.config.quick else set()
+    sized: dict[str, list[str]] = {}
     for study in audit.studies:
-        keys = {p.partition("=")[0] for p in pairs.get(None, []) + pairs.get(study, [])}
-        if keys & set(get_study_type(study).size_options()):
-            sized.add(study)
+        given = pairs.get(None, []) + pairs.get(study, [])
+        size_keys = set(get_study_type(study).size_options())
+        chosen = [p for p in given if p.partition("=")[0] in size_keys]
+        if chosen:
+            sized[study] = chosen
+    return sized
+
+
+def _sized_by_user(audit: PreparedAudit, asked: Mapping[tuple[str, str], float]) -> set[str]:
+    """The studies whose size the user set (``--study-option``, or ``--quick`` for the
+    studies ``--detect`` does not name); a ``--detect`` target on a study whose size an
+    option sets is a :class:`ConfigError` (the option would win and the target be missed)."""
+    by_option = _sized_by_option(audit)
+    for study, metric in asked:
+        if study in by_option:
+            raise ConfigError(
+                f"--detect {study}:{metric}: the study's size is set by --study-option "
+                f"{', '.join(by_option[study])}; give one of the two"
+            )
+    sized = set(by_option)
+    if audit.config.quick:
+        sized |= set(audit.studies) - {study for study, _ in asked}
     return sized
 
 
@@ -235,7 +260,7 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
     config = audit.config
     metrics = {s: [m.name for m in get_study_type(s).headline_metrics()] for s in audit.studies}
     asked = parse_detect(config.detect, metrics)
-    detect = with_default_targets(asked, audit.studies, _sized_by_user(audit))
+    detect = with_default_targets(asked, audit.studies, _sized_by_user(audit, asked))
     defaults = set(detect) - set(asked)
     args = (audit.baseline, audit.level)
     if audit.kept_sizes:  # resuming: the sizes the first plan chose, planned again as they are
@@ -254,7 +279,14 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         names = [f"{m.name}={m.spec}" for m in audit.models if not m.variant_prompt]
         variants = {m.name: m.variant_prompt for m in audit.models if m.variant_prompt}
         resized = dataclasses.replace(resized, system_prompt_variants=variants)
-        audit = prepare_audit(names, audit.studies, audit.baseline, audit.out, audit.level, resized)
+        try:
+            audit = prepare_audit(
+                names, audit.studies, audit.baseline, audit.out, audit.level, resized
+            )
+        except ConfigError as exc:
+            raise ConfigError(
+                f"--detect needs sizes the studies cannot take ({_sizes_text(sizes)}): {exc}"
+            ) from None
         found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
                            measure=measure, defaults=defaults)  # fmt: skip
         found.sizes = {k: dict(v) for k, v in sizes.items()}
