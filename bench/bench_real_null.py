@@ -45,30 +45,27 @@ def stories(run: Path) -> pd.DataFrame:
     return table
 
 
-def half(table: pd.DataFrame, rng: np.random.Generator, first: bool) -> pd.DataFrame:
-    """A random half of every cell, its stories numbered again from 0 (so that two
-    halves pair story i of a cell with story i)."""
-    parts = []
+def halves(table: pd.DataFrame, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every cell split at random into two halves, each half's stories numbered again
+    from 0 (so that two halves pair story i of a cell with story i)."""
+    first, second = [], []
     for _, cell in table.groupby(CELL, sort=False):
         order = rng.permutation(len(cell))
         size = len(cell) // 2
-        chosen = order[:size] if first else order[size : 2 * size]
-        part = cell.iloc[np.sort(chosen)].copy()
-        part["sample_index"] = np.arange(len(part))
-        parts.append(part)
-    return pd.concat(parts, ignore_index=True)
+        for part, chosen in ((first, order[:size]), (second, order[size : 2 * size])):
+            rows = cell.iloc[np.sort(chosen)].copy()
+            rows["sample_index"] = np.arange(len(rows))
+            part.append(rows)
+    return pd.concat(first, ignore_index=True), pd.concat(second, ignore_index=True)
 
 
 def replicate(base: pd.DataFrame, other: pd.DataFrame | None, seed: int, level: float) -> Scorecard:
     """One audit of two halves (of ``base``, or of ``base`` and ``other``)."""
     rng = np.random.default_rng(seed)
     if other is None:
-        state = rng.bit_generator.state
-        a = half(base, rng, True)
-        rng.bit_generator.state = state  # the same permutation: the other half
-        b = half(base, rng, False)
+        a, b = halves(base, rng)
     else:
-        a, b = half(other, rng, True), half(base, rng, True)
+        a, b = halves(other, rng)[0], halves(base, rng)[0]
     card = Scorecard([], "base", level)
     add_study(card, "narratives", {"narrative_stories": a}, {"narrative_stories": b},
               DifferenceSettings())  # fmt: skip

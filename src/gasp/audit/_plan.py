@@ -317,11 +317,11 @@ def plan_audit(
             if kind == PAIRED_UNITS:
                 whose = "the planner's default" if metric.unit_sd is None else "the metric's"
                 note = f"per-unit sd of differences {sd:g} {metric.unit} ({whose})"
-            elif pilot is None and kind == PAIRED_SHARE and metric.leaves_out != "nothing":
+            elif pilot is None and kind == PAIRED_SHARE:
                 note += f"; every one of the {over} counted (no pilot)"
             units = max(0, int(_units(spec, over) * counted))
             target = detect.get((study, metric.name))
-            if (study, metric.name) in defaults:
+            if target is not None and (study, metric.name) in defaults:
                 note += f"; sized for the study's default difference {target:g}"
             if target is not None:
                 if kind != PAIRED_UNITS and target >= 1.0:

@@ -262,17 +262,20 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
     asked = parse_detect(config.detect, metrics)
     detect = with_default_targets(asked, audit.studies, _sized_by_user(audit, asked))
     defaults = set(detect) - set(asked)
-    args = (audit.baseline, audit.level)
+
+    def planned(specs: Sequence[RunSpec], targets: dict, timed: bool) -> AuditPlan:
+        return plan_audit(specs, audit.baseline, audit.level, detect=targets, measure=timed,
+                          request_rate=config.request_rate, defaults=defaults)  # fmt: skip
+
     if audit.kept_sizes:  # resuming: the sizes the first plan chose, planned again as they are
-        found = plan_audit(audit.specs, *args, request_rate=config.request_rate, measure=measure)
+        found = planned(audit.specs, {}, measure)
         found.sizes = {k: dict(v) for k, v in config.sizes.items()}
         found.assumptions.append(
             f"sizes: those this folder's first plan chose for --detect {' '.join(config.detect)}"
         )
         detect = {}
     else:
-        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                           measure=measure and not detect, defaults=defaults)  # fmt: skip
+        found = planned(audit.specs, detect, measure and not detect)
     if found.sizes and not audit.kept_sizes:
         sizes = {**config.sizes, **found.sizes}
         resized = dataclasses.replace(config, sizes=sizes)
@@ -287,12 +290,10 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
             raise ConfigError(
                 f"--detect needs sizes the studies cannot take ({_sizes_text(sizes)}): {exc}"
             ) from None
-        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                           measure=measure, defaults=defaults)  # fmt: skip
+        found = planned(audit.specs, detect, measure)
         found.sizes = {k: dict(v) for k, v in sizes.items()}
     elif detect and measure:
-        found = plan_audit(audit.specs, *args, detect=detect, request_rate=config.request_rate,
-                           defaults=defaults)  # fmt: skip
+        found = planned(audit.specs, detect, True)
     if config.max_requests is not None and found.requests > config.max_requests:
         raise ConfigError(
             f"the plan needs {found.requests} requests, more than --max-requests "
