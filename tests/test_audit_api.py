@@ -100,3 +100,17 @@ def test_an_unknown_keyword_is_refused_before_anything_is_written(tmp_path: Path
     with pytest.raises(gasp.GaspError, match="unknown audit option 'sead'"):
         gasp.audit(MODELS, out=tmp_path / "x", sead=3)
     assert not (tmp_path / "x").exists()
+
+
+@pytest.mark.parametrize("models", ["mock/echo", ["a=mock/echo"]])
+def test_a_gate_on_one_model_is_refused_before_anything_is_written(
+    tmp_path: Path, models: str | list[str]
+) -> None:
+    from gasp.audit import run_audit
+    from gasp.errors import ConfigError
+
+    junit = tmp_path / "j.xml"
+    baseline = "mock/echo" if isinstance(models, str) else "a"
+    with pytest.raises(ConfigError, match="nothing to compare"):
+        run_audit(models, "pronoun-pairs", baseline, tmp_path / "x", fail_on="worse", junit=junit)
+    assert not (tmp_path / "x").exists() and not junit.exists()

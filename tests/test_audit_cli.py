@@ -227,6 +227,8 @@ def test_occugender_finds_planted_losses_and_no_difference_between_twins(
         (["-m", "mock/echo", "--studies", "no-such-study"], "no-such-study"),
         (["-m", "mock/echo", "--baseline", "other"], "--baseline"),
         (["-m", "mock/echo", "--fail-on", "worse"], "needs a --baseline"),
+        (["-m", "mock/echo", "--baseline", "mock/echo", "--fail-on", "worse"], "nothing to"),
+        (["-m", "a=mock/echo", "--baseline", "a", "--fail-on", "worse"], "nothing to"),
         (["-m", "a=mock/echo", "-m", "a=mock/personas"], "two models"),
         (["-m", "mock/echo", "--margin", "x=big"], "--margin"),
         (["-m", "mock/echo", "--system-prompt-variant", "fair"], "NAME=TEXT"),

@@ -159,6 +159,11 @@ def prepare_audit(
         raise ConfigError(f"--fail-on must be 'worse', got {config.fail_on!r}")
     if config.fail_on and base is None:
         raise ConfigError("--fail-on worse needs a --baseline")
+    if config.fail_on and len(chosen) < 2:
+        raise ConfigError(
+            f"--fail-on worse needs a model to compare with the baseline {base!r}: give a "
+            "second --model or a --system-prompt-variant (one model has nothing to compare)"
+        )
     if not 0.0 < level < 1.0:
         raise ConfigError(f"--level must lie in (0, 1), got {level}")
     unknown = [s for s in config.redo if s != "all" and s not in names]
