@@ -229,3 +229,23 @@ def test_a_detect_target_that_cannot_be_planned_is_refused_before_anything_is_wr
     errors = [line for line in err.splitlines() if line.startswith("gasp: error:")]
     assert code == 2 and len(errors) == 1 and message in errors[0], err
     assert not out.exists()
+
+
+def test_max_cost_counts_local_engines_as_free_and_refuses_an_unpriced_server(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ("audit", "--quick", "--studies", "pronoun-pairs", "--baseline", "a", "--plan")
+    local = ("-m", "a=mock/personas", "-m", "b=mock/echo", "--max-cost", "0.01")
+    code = gasp_exit_code(monkeypatch, *args, *local, "--out", str(tmp_path / "x"))
+    out = capsys.readouterr().out
+    assert code == 0, out
+    total = next(line for line in out.splitlines() if line.startswith("total: "))
+    assert "<= 0.00 USD" in total
+    server = ("-m", "a=mock/personas", "-m", "b=openai-compatible/x", "--max-cost", "5")
+    code = gasp_exit_code(
+        monkeypatch, *args, *server, "--base-url", "http://127.0.0.1:9/v1",
+        "--out", str(tmp_path / "y"),
+    )  # fmt: skip
+    err = [line for line in capsys.readouterr().err.splitlines() if "gasp: error:" in line]
+    assert code == 2 and len(err) == 1 and "price of openai-compatible/x is unknown" in err[0]
+    assert not (tmp_path / "y").exists()

@@ -66,6 +66,8 @@ class AuditPlan:
     sizes: dict[str, dict[str, Any]]
     assumptions: list[str]
     cost_usd: float | None = None
+    #: Models served by an API whose price is unknown (their cost, and the total's, is).
+    unpriced: list[str] = dataclasses.field(default_factory=list)
 
     @property
     def requests(self) -> int:
@@ -203,10 +205,13 @@ def _pilot(spec: RunSpec | None, metric: Any) -> tuple[float, float | None, floa
 
 
 def _estimate(spec: RunSpec) -> tuple[int, int, float | None]:
+    """Requests, tokens at most and USD at most of a run; a local engine costs nothing,
+    a server whose price is unknown costs None."""
     from gasp.runner import as_plan, estimate_plan
 
     est = estimate_plan(as_plan(spec.build()), spec.setup.model.spec, spec.decoding_config())
-    return est.requests_max, est.tokens_max, est.cost_max_usd
+    usd = est.cost_max_usd if spec.setup.model.engine in SERVER_PROVIDERS else 0.0
+    return est.requests_max, est.tokens_max, usd
 
 
 async def _time_requests(spec: RunSpec) -> float:
@@ -345,6 +350,7 @@ def plan_audit(
             )  # fmt: skip
     runs: dict[str, tuple[int, int, float]] = {}
     cost: float | None = 0.0
+    unpriced: list[str] = []
     timed: dict[tuple[str, str], float] = {}
     for spec in specs:
         requests, tokens, usd = _estimate(spec)
@@ -358,7 +364,9 @@ def plan_audit(
                 assumptions.append(f"{spec.study}: {how}")
         runs[spec.key] = (requests, tokens, requests * timed.get(key, 0.0))
         cost = None if usd is None or cost is None else cost + usd
-    return AuditPlan(level, m, alpha, rows, runs, sizes, assumptions, cost)
+        if usd is None and spec.setup.model.spec not in unpriced:
+            unpriced.append(spec.setup.model.spec)
+    return AuditPlan(level, m, alpha, rows, runs, sizes, assumptions, cost, unpriced)
 
 
 __all__ = [

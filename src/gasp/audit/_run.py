@@ -306,7 +306,10 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         )
     if config.max_cost is not None:
         if found.cost_usd is None:
-            raise ConfigError("--max-cost needs models with a known price (openai/<model>)")
+            raise ConfigError(
+                f"--max-cost: the price of {', '.join(found.unpriced)} is unknown (priced: "
+                "openai/<model>; local engines cost nothing); leave out --max-cost or that model"
+            )
         if found.cost_usd > config.max_cost:
             raise ConfigError(
                 f"the plan may cost {found.cost_usd:.2f} USD, more than --max-cost "
