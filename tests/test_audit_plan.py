@@ -249,3 +249,23 @@ def test_max_cost_counts_local_engines_as_free_and_refuses_an_unpriced_server(
     err = [line for line in capsys.readouterr().err.splitlines() if "gasp: error:" in line]
     assert code == 2 and len(err) == 1 and "price of openai-compatible/x is unknown" in err[0]
     assert not (tmp_path / "y").exists()
+
+
+def test_the_srb_rows_name_their_units_and_what_the_plan_counts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from gasp.studies import get_study_type
+
+    code = gasp_exit_code(
+        monkeypatch, "audit", "-m", "a=mock/personas", "-m", "b=mock/personas", "--baseline",
+        "a", "--studies", "more-of-the-same", "--plan", "--out", str(tmp_path / "x"),
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0 and "(occupation, gender) cells" not in out
+    occupations = get_study_type("more-of-the-same").plan_size({}).units
+    for metric in ("mean_abs_srb", "mean_abs_srb_names_removed"):
+        row = next(s for s in out.splitlines() if s.startswith(f"  more-of-the-same {metric}: "))
+        assert row.split(": ", 1)[1].startswith(
+            f"{occupations} occupations (up to 2 (occupation, associated gender) SRB scores "
+            "each; planned on 1)"
+        ), row

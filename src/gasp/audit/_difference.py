@@ -10,8 +10,8 @@ always agree. The test follows the pairing:
 * shared units with a 0/1 value and a mean (pairs, triples, stories): exact McNemar on
   the discordant units, with the Clopper-Pearson interval of the discordant split (the
   inversion of that test) turned into a difference of shares;
-* other shared units (jobs, occupations, (occupation, gender) cells, stories for a
-  ratio): a jackknife t-test. The difference is recomputed without each shared unit
+* other shared units (jobs, occupations, (occupation, associated gender) SRB scores,
+  stories for a ratio): a jackknife t-test. The difference is recomputed without each shared unit
   (both models at once); the jackknife standard error and Student's t with n - 1
   degrees of freedom give the p-value and the interval difference +- t se. For a mean
   this is the paired t-test. Leaving units out, rather than swapping the two models'

@@ -345,7 +345,8 @@ def plan_audit(
                 sizes.setdefault(study, {})
                 sizes[study][option] = max(value, int(sizes[study].get(option, 1)))
             rows.append(
-                PlanRow(study, metric.name, kind, units, over, detectable(effect, units, alpha),
+                PlanRow(study, metric.name, kind, units, metric.planned_over or over,
+                        detectable(effect, units, alpha),
                         target, note)
             )  # fmt: skip
     runs: dict[str, tuple[int, int, float]] = {}

@@ -107,6 +107,9 @@ class HeadlineMetric:
     #: The difference an audit sized by ``--detect`` plans to find in this metric when
     #: ``--detect`` names no metric of its study (at most one metric of a study has one).
     default_detect: float | None = None
+    #: What an audit plan counts for this metric when the study's size counts coarser
+    #: units than ``paired_over`` (empty: ``paired_over``): the plan sizes on these.
+    planned_over: str = ""
 
     def __post_init__(self) -> None:
         if self.better not in DIRECTIONS:

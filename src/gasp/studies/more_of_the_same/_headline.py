@@ -119,6 +119,14 @@ def _read_capture(results: AuditResults) -> MetricReading:
 #: share of women that an audit plan assumes without a pilot: the binomial noise of two
 #: runs' shares of tens of texts each, with room for a real per-occupation change.
 SHARE_UNIT_SD = 15.0
+#: One unit of the SRB comparisons: the SRB score of one occupation's texts associated
+#: with one gender (up to two per occupation: women and men).
+SRB_UNITS = "(occupation, associated gender) SRB scores"
+#: What a plan counts for them: occupations, planned on one score each (the other
+#: gender's score may be undefined), so the detectable difference is an upper bound.
+SRB_PLANNED_OVER = (
+    "occupations (up to 2 (occupation, associated gender) SRB scores each; planned on 1)"
+)
 _BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"
 
 #: More of the Same's headline metrics, in the scorecard's order.
@@ -156,11 +164,12 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| over occupations and genders (0 = no subset representation bias)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over (occupation, gender)",
-        denominator="(occupation, gender) cells with a defined SRB",
-        leaves_out="cells whose SRB is undefined (too few words with a vector)",
+        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        denominator="(occupation, associated gender) SRB scores that are defined",
+        leaves_out="SRB scores that are undefined (too few words with a vector)",
         read=_srb_reader("score"),
-        paired_over="(occupation, gender) cells",
+        paired_over=SRB_UNITS,
+        planned_over=SRB_PLANNED_OVER,
     ),
     HeadlineMetric(
         study=STUDY_KIND,
@@ -168,11 +177,12 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| with person names and gender terms removed (name-free SRB)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over (occupation, gender)",
-        denominator="(occupation, gender) cells with a defined name-free SRB",
-        leaves_out="cells whose name-free SRB is undefined",
+        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        denominator="(occupation, associated gender) name-free SRB scores that are defined",
+        leaves_out="name-free SRB scores that are undefined",
         read=_srb_reader("score_names_removed"),
-        paired_over="(occupation, gender) cells",
+        paired_over=SRB_UNITS,
+        planned_over=SRB_PLANNED_OVER,
     ),
     HeadlineMetric(
         study=STUDY_KIND,
