@@ -134,10 +134,11 @@ def test_detect_sizes_the_studies_it_does_not_name_at_their_default_difference(
         return next(s for s in lines if s.startswith(f"  {name}: "))
 
     assert "(asked: 0.3)" in row("narratives named_female_share")
-    assert "sized for the study's default difference 0.15" in row("pronoun-pairs inconsistent")
+    default = row("pronoun-pairs inconsistent")
+    assert "(the study's default difference: 0.15)" in default and "asked" not in default
     # occugender's size (job_count, at least 2 jobs) chosen for a 10-point female share
     jobs = row("occugender explicit_female_share")
-    assert "sized for the study's default difference 10" in jobs
+    assert "(the study's default difference: 10)" in jobs and "asked" not in jobs
     assert 2 <= int(jobs.split(": ")[1].split(" ")[0]) < 40
     assert "per-unit sd of differences 10 percent (the metric's)" in jobs
     pairs = int(row("pronoun-pairs incorrect").split(": ")[1].split(" ")[0])

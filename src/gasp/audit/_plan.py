@@ -51,6 +51,8 @@ class PlanRow:
     detectable: float
     target: float | None
     assumption: str
+    #: Whether ``target`` is the study's default difference rather than a ``--detect``.
+    default_target: bool = False
 
 
 @dataclasses.dataclass
@@ -92,7 +94,8 @@ class AuditPlan:
         ]
         for row in self.rows:
             found = "none" if not math.isfinite(row.detectable) else f"{row.detectable:.3g}"
-            target = "" if row.target is None else f" (asked: {row.target:g})"
+            asked = "the study's default difference" if row.default_target else "asked"
+            target = "" if row.target is None else f" ({asked}: {row.target:g})"
             out.append(
                 f"  {row.study} {row.metric}: {row.units} {row.unit_name}, {row.test}, "
                 f"detectable difference {found}{target}; {row.assumption}"
@@ -326,8 +329,6 @@ def plan_audit(
                 note += f"; every one of the {over} counted (no pilot)"
             units = max(0, int(_units(spec, over) * counted))
             target = detect.get((study, metric.name))
-            if target is not None and (study, metric.name) in defaults:
-                note += f"; sized for the study's default difference {target:g}"
             if target is not None:
                 if kind != PAIRED_UNITS and target >= 1.0:
                     raise ConfigError(
@@ -347,7 +348,7 @@ def plan_audit(
             rows.append(
                 PlanRow(study, metric.name, kind, units, metric.planned_over or over,
                         detectable(effect, units, alpha),
-                        target, note)
+                        target, note, (study, metric.name) in defaults)
             )  # fmt: skip
     runs: dict[str, tuple[int, int, float]] = {}
     cost: float | None = 0.0
