@@ -270,3 +270,48 @@ def test_the_srb_rows_name_their_units_and_what_the_plan_counts(
             f"{occupations} occupations (up to 2 (occupation, associated gender) SRB scores "
             "each; planned on 1)"
         ), row
+
+
+def test_a_resumed_folder_refuses_sizes_planned_for_other_inputs_and_names_them(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "audit"
+    args = (
+        "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
+        "--model-option", "b:female_share=0.05", "--baseline", "a",
+        "--studies", "narratives", "--out", str(out),
+    )  # fmt: skip
+    target = ("--detect", "narratives:named_female_share=0.4")
+    assert gasp_exit_code(monkeypatch, *args, *target) == 0
+    capsys.readouterr()
+    record = (out / "audit.json").read_text(encoding="utf-8")
+    planned = json.loads(record)["detect"]
+    assert (planned["level"], planned["comparisons"]) == (0.05, 2)
+    refused = [
+        (("--detect", "narratives:named_female_share=0.3"),
+         "--detect narratives:named_female_share=0.4 -> narratives:named_female_share=0.3"),
+        ((*target, "--level", "0.01"), "--level 0.05 -> 0.01"),
+        ((), "--detect narratives:named_female_share=0.4 -> (none)"),
+        ((*target, "-m", "c=mock/echo"), "comparisons 2 -> 4 (other models or studies)"),
+    ]  # fmt: skip
+    for extra, named in refused:
+        code = gasp_exit_code(monkeypatch, *args, *extra)
+        err = [line for line in capsys.readouterr().err.splitlines() if "gasp: error:" in line]
+        assert code == 2 and len(err) == 1, (extra, err)
+        assert f"sizes planned for other inputs: {named})" in err[0], err[0]
+        assert "study_options" not in err[0] and "--redo narratives" in err[0]
+        assert (out / "audit.json").read_text(encoding="utf-8") == record
+    # --redo plans again at the new level: a stricter level needs more stories
+    assert gasp_exit_code(monkeypatch, *args, *target, "--level", "0.01", "--redo", "all") == 0
+    capsys.readouterr()
+    again = json.loads((out / "audit.json").read_text(encoding="utf-8"))["detect"]
+    assert again["level"] == 0.01
+    assert again["sizes"]["narratives"]["n"] > planned["sizes"]["narratives"]["n"]
+    # a folder of runs at their default sizes: --detect names what changed, nothing else
+    plain = [str(tmp_path / "plain") if a == str(out) else a for a in args]
+    assert gasp_exit_code(monkeypatch, *plain) == 0
+    capsys.readouterr()
+    assert gasp_exit_code(monkeypatch, *plain, *target) == 2
+    err = capsys.readouterr().err
+    assert "(sizes planned for other inputs: --detect (none) -> narratives:" in err
+    assert "needs sizes the studies cannot take" not in err

@@ -33,6 +33,10 @@ AUDIT_FORMAT = "gasp.audit/2"
 REDO_ALL = "all"
 
 
+class SettingsChanged(ConfigError):
+    """A run of the folder holds answers made with other settings than this audit's."""
+
+
 def is_audit_folder(path: Path) -> bool:
     """True for a folder made by an audit (or a tour)."""
     return (path / AUDIT_FILE).is_file()
@@ -80,11 +84,14 @@ def check_folder(
     out: Path,
     settings: Mapping[str, Mapping[str, Any]],
     redo: Collection[str] = (),
+    sizing: Sequence[str] = (),
 ) -> list[str]:
     """Check the runs of this audit (``settings``: ``model/study`` -> its settings)
     against what ``out`` records, writing nothing. Returns the runs to clear before
     they run (``redo`` names studies, or ``all``); a changed setting of a run that holds
-    answers and is not redone is a :class:`ConfigError` naming what differs."""
+    answers and is not redone is a :class:`ConfigError` naming what differs. ``sizing``:
+    what changed in the inputs of the sizes planned for ``--detect``
+    (:func:`sizing_changes`), named instead of the study options they change."""
     old_runs: dict[str, Any] = read_record(out).get("runs", {})
     cleared = []
     for key, mine in settings.items():
@@ -97,9 +104,13 @@ def check_folder(
         before = old_runs.get(key)
         if before is None or before == mine or not _holds_answers(paths):
             continue
-        raise ConfigError(
+        differences = _differences(before, mine)
+        if sizing and before.get("study_options") != mine.get("study_options"):
+            kept = [d for d in differences if not d.startswith("study_options ")]
+            differences = [f"sizes planned for other inputs: {'; '.join(sizing)}", *kept]
+        raise SettingsChanged(
             f"{out / key} holds answers made with other settings ("
-            + "; ".join(_differences(before, mine))
+            + "; ".join(differences)
             + f"); give --redo {study} (or --redo all) to run it again, or another --out"
         )
     return cleared
@@ -114,11 +125,12 @@ def write_record(
     baseline: str | None,
     level: float,
     quick: bool,
-    detect: Sequence[str] = (),
+    sizing: Mapping[str, Any] | None = None,
     sizes: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> None:
     """Record this audit in ``out`` (the models, studies and runs of earlier audits in
-    the same folder kept); with ``detect``, the sizes its plan chose for them."""
+    the same folder kept); with ``sizing`` (:func:`sizing_inputs`) that names targets,
+    the sizes its plan chose for them."""
     old = read_record(out)
     mine = [{"name": m.name, "spec": m.spec, "variant_prompt": m.variant_prompt} for m in models]
     names = {m.name for m in models}
@@ -131,8 +143,8 @@ def write_record(
         "level": level,
         "runs": {**old.get("runs", {}), **settings},
     }
-    if detect:
-        record["detect"] = {"targets": sorted(detect), "sizes": dict(sizes or {})}
+    if sizing and sizing.get("targets"):
+        record["detect"] = {**sizing, "sizes": dict(sizes or {})}
     elif "detect" in old:
         record["detect"] = old["detect"]
     out.mkdir(parents=True, exist_ok=True)
@@ -142,14 +154,44 @@ def write_record(
     tmp.replace(path)
 
 
-def planned_sizes(out: Path, detect: Sequence[str]) -> dict[str, Any] | None:
-    """The sizes an earlier plan chose in ``out`` for the same ``--detect`` targets (None:
-    no such plan): the same command resumes with them rather than planning again from
-    answers that have come in since."""
+def sizing_inputs(detect: Sequence[str], level: float, comparisons: int) -> dict[str, Any]:
+    """What the sizes planned for ``--detect`` rest on: the targets, the audit's level
+    and its number of comparisons (the models and studies)."""
+    return {"targets": sorted(detect), "level": level, "comparisons": comparisons}
+
+
+def sizing_changes(out: Path, sizing: Mapping[str, Any]) -> list[str]:
+    """What differs between the inputs of the sizes ``out`` records (:func:`sizing_inputs`)
+    and ``sizing``, in the options' terms (``--detect A -> B``, ``--level 0.05 -> 0.01``);
+    empty when they agree or nothing is recorded."""
+    record = read_record(out)
+    planned = record.get("detect")
+    if not isinstance(planned, dict):
+        planned = {"targets": []} if record.get("runs") else {}
+    if not planned:
+        return []
+    old, new = list(planned.get("targets", [])), list(sizing.get("targets", []))
+    if old != new:
+        return [f"--detect {' '.join(old) or '(none)'} -> {' '.join(new) or '(none)'}"]
+    changes = []
+    if "level" in planned and planned["level"] != sizing.get("level"):
+        changes.append(f"--level {planned['level']:g} -> {sizing['level']:g}")
+    if "comparisons" in planned and planned["comparisons"] != sizing.get("comparisons"):
+        changes.append(
+            f"comparisons {planned['comparisons']} -> {sizing['comparisons']} "
+            "(other models or studies)"
+        )
+    return changes
+
+
+def planned_sizes(out: Path, sizing: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The sizes an earlier plan chose in ``out`` for the same ``--detect`` targets, level
+    and comparisons (None: no such plan): the same command resumes with them rather than
+    planning again from answers that have come in since."""
     planned = read_record(out).get("detect")
-    if not detect or not isinstance(planned, dict):
+    if not sizing.get("targets") or not isinstance(planned, dict):
         return None
-    if planned.get("targets") != sorted(detect) or not isinstance(planned.get("sizes"), dict):
+    if sizing_changes(out, sizing) or not isinstance(planned.get("sizes"), dict):
         return None
     return dict(planned["sizes"])
 
@@ -198,6 +240,7 @@ __all__ = [
     "AUDIT_FILE",
     "DONE_FILE",
     "REDO_ALL",
+    "SettingsChanged",
     "check_folder",
     "clear_run",
     "is_audit_folder",
@@ -205,6 +248,8 @@ __all__ = [
     "mark_finished",
     "read_audit",
     "read_record",
+    "sizing_changes",
+    "sizing_inputs",
     "store_stamp",
     "write_record",
 ]

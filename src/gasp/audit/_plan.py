@@ -261,6 +261,15 @@ def seconds_per_request(spec: RunSpec, request_rate: float) -> tuple[float, str]
     return seconds, f"{seconds:.3g} s per request, timed on {spec.setup.model.spec}"
 
 
+def comparison_count(models: int, baseline: bool, studies: Sequence[str]) -> int:
+    """The comparisons of an audit's scorecard: every headline metric of every study, for
+    each model against the baseline (or each pair of models without one)."""
+    from gasp.studies import get_study_type
+
+    others = max(1, models - 1) if baseline else max(1, models * (models - 1) // 2)
+    return others * sum(len(get_study_type(s).headline_metrics()) for s in studies)
+
+
 def plan_audit(
     specs: Sequence[RunSpec],
     baseline: str | None,
@@ -278,9 +287,8 @@ def plan_audit(
     detect = dict(detect or {})
     models = list(dict.fromkeys(s.setup.model.name for s in specs))
     studies = list(dict.fromkeys(s.study for s in specs))
-    others = max(1, len(models) - 1) if baseline else max(1, len(models) * (len(models) - 1) // 2)
     metrics = {s: get_study_type(s).headline_metrics() for s in studies}
-    m = others * sum(len(v) for v in metrics.values())
+    m = comparison_count(len(models), bool(baseline), studies)
     alpha = level / m
     rows: list[PlanRow] = []
     assumptions: list[str] = [
@@ -375,6 +383,7 @@ __all__ = [
     "DEFAULT_REQUEST_RATE",
     "AuditPlan",
     "PlanRow",
+    "comparison_count",
     "parse_detect",
     "plan_audit",
     "seconds_per_request",

@@ -30,7 +30,15 @@ from gasp.audit._execute import (
     run_spec,
     run_study,
 )
-from gasp.audit._folder import check_folder, clear_run, planned_sizes, write_record
+from gasp.audit._folder import (
+    SettingsChanged,
+    check_folder,
+    clear_run,
+    planned_sizes,
+    sizing_changes,
+    sizing_inputs,
+    write_record,
+)
 from gasp.audit._gate import FAIL_ON_WORSE, judge
 from gasp.audit._junit import write_junit
 from gasp.audit._models import (
@@ -48,6 +56,7 @@ from gasp.audit._page import write_audit_page
 from gasp.audit._plan import (
     DEFAULT_REQUEST_RATE,
     AuditPlan,
+    comparison_count,
     parse_detect,
     plan_audit,
     with_default_targets,
@@ -118,6 +127,8 @@ class PreparedAudit:
     warnings: list[str] = dataclasses.field(default_factory=list)
     #: Whether the sizes are those an earlier plan of this folder chose for ``detect``.
     kept_sizes: bool = False
+    #: What sizes planned for ``detect`` rest on (targets, level, comparisons).
+    sizing: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -149,12 +160,13 @@ def prepare_audit(
     is written and no model is called."""
     from gasp.studies import get_study_type, study_names
 
-    kept = planned_sizes(out, config.detect) if not config.sizes else None
-    if kept is not None:
-        config = dataclasses.replace(config, sizes=kept)
     chosen = parse_models(list(models), config.system_prompt_variants)
     names = check_studies(list(studies) if studies is not None else list(study_names()))
     base = baseline_of(chosen, baseline)
+    sizing = sizing_inputs(config.detect, level, comparison_count(len(chosen), bool(base), names))
+    kept = planned_sizes(out, sizing) if not config.sizes else None
+    if kept is not None:
+        config = dataclasses.replace(config, sizes=kept)
     if config.fail_on not in (None, FAIL_ON_WORSE):
         raise ConfigError(f"--fail-on must be 'worse', got {config.fail_on!r}")
     if config.fail_on and base is None:
@@ -205,7 +217,7 @@ def prepare_audit(
             specs.append(spec)
     resolve_setups(setups)
     settings = {spec.key: spec.settings() for spec in specs}
-    cleared = check_folder(out, settings, config.redo)
+    cleared = check_folder(out, settings, config.redo, sizing_changes(out, sizing))
     for spec in (s for s in specs if s.key not in cleared):
         # what a backend cannot serve is listed when its run is reached; a store that
         # holds another run is refused here
@@ -214,7 +226,7 @@ def prepare_audit(
             check_served(spec)
     return PreparedAudit(
         chosen, names, base, out, level, config, margins, specs, cleared,
-        twin_warnings(setups), kept_sizes=kept is not None,
+        twin_warnings(setups), kept_sizes=kept is not None, sizing=sizing,
     )  # fmt: skip
 
 
@@ -291,6 +303,8 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
             audit = prepare_audit(
                 names, audit.studies, audit.baseline, audit.out, audit.level, resized
             )
+        except SettingsChanged:
+            raise
         except ConfigError as exc:
             raise ConfigError(
                 f"--detect needs sizes the studies cannot take ({_sizes_text(sizes)}): {exc}"
@@ -334,7 +348,7 @@ def execute(audit: PreparedAudit, console: Console | None = None, title: str = "
         baseline=audit.baseline,
         level=audit.level,
         quick=config.quick,
-        detect=config.detect,
+        sizing=audit.sizing,
         sizes=config.sizes,
     )
     if title:
