@@ -315,3 +315,35 @@ def test_a_resumed_folder_refuses_sizes_planned_for_other_inputs_and_names_them(
     err = capsys.readouterr().err
     assert "(sizes planned for other inputs: --detect (none) -> narratives:" in err
     assert "needs sizes the studies cannot take" not in err
+
+
+def test_a_study_the_backend_cannot_serve_is_not_planned_nor_counted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # mock/personas cannot score continuations, which OccuGender needs; mock/scoring can
+    code = gasp_exit_code(
+        monkeypatch, "audit", "--quick", "-m", "a=mock/scoring", "-m", "b=mock/personas",
+        "--baseline", "a", "--studies", "pronoun-pairs,occugender", "--plan",
+        "--out", str(tmp_path / "x"),
+    )  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()
+    assert code == 0
+    jobs = [s for s in lines if s.startswith("  occugender ")]
+    assert jobs and all("not served (not planned)" in s and "not served by b" in s for s in jobs)
+    assert not any("not timed" in s for s in lines)
+    counted = {
+        s.split(":")[0].strip(): int(s.split(": ")[1].split(" ")[0])
+        for s in lines
+        if s.startswith("  ") and " requests, <= " in s
+    }
+    assert set(counted) == {"a/pronoun-pairs", "b/pronoun-pairs", "a/occugender"}
+    assert any(s.startswith("  b/occugender: not served, not counted (") for s in lines)
+    total = next(s for s in lines if s.startswith("total: "))
+    assert total.startswith(f"total: {sum(counted.values())} requests")
+    # the audit then lists the run as not served, and the gate fails
+    code = gasp_exit_code(
+        monkeypatch, "audit", "--quick", "-m", "a=mock/scoring", "-m", "b=mock/personas",
+        "--baseline", "a", "--studies", "occugender", "--fail-on", "worse",
+        "--out", str(tmp_path / "y"),
+    )  # fmt: skip
+    assert code == 1 and "b / occugender: not served" in capsys.readouterr().err

@@ -70,6 +70,8 @@ class AuditPlan:
     cost_usd: float | None = None
     #: Models served by an API whose price is unknown (their cost, and the total's, is).
     unpriced: list[str] = dataclasses.field(default_factory=list)
+    #: ``model/study`` -> why its backend cannot serve it: not in the totals.
+    unserved: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def requests(self) -> int:
@@ -102,6 +104,8 @@ class AuditPlan:
             )
         for key, (requests, tokens, seconds) in self.runs.items():
             out.append(f"  {key}: {requests} requests, <= {tokens} tokens, ~{seconds:.0f} s")
+        for key, reason in self.unserved.items():
+            out.append(f"  {key}: not served, not counted ({reason})")
         cost = "" if self.cost_usd is None else f", <= {self.cost_usd:.2f} USD"
         out.append(
             f"total: {self.requests} requests, <= {self.tokens} tokens{cost}, "
@@ -261,6 +265,17 @@ def seconds_per_request(spec: RunSpec, request_rate: float) -> tuple[float, str]
     return seconds, f"{seconds:.3g} s per request, timed on {spec.setup.model.spec}"
 
 
+def _not_compared(base: RunSpec, runs: Sequence[RunSpec], unserved: Mapping[str, str]) -> str:
+    """The models whose unserved runs leave a study with no comparison (its baseline's,
+    or every other model's), as text; empty when some comparison remains."""
+    if base.key in unserved:
+        return base.setup.model.name
+    others = [r for r in runs if r.key != base.key]
+    if others and all(r.key in unserved for r in others):
+        return ", ".join(r.setup.model.name for r in others)
+    return ""
+
+
 def comparison_count(models: int, baseline: bool, studies: Sequence[str]) -> int:
     """The comparisons of an audit's scorecard: every headline metric of every study, for
     each model against the baseline (or each pair of models without one)."""
@@ -279,9 +294,13 @@ def plan_audit(
     request_rate: float = DEFAULT_REQUEST_RATE,
     measure: bool = True,
     defaults: Collection[tuple[str, str]] = (),
+    unserved: Mapping[str, str] | None = None,
 ) -> AuditPlan:
     """The plan of an audit's runs (``specs``, resolved at their sizes). ``defaults``:
-    the targets of ``detect`` that are studies' default differences, not the user's."""
+    the targets of ``detect`` that are studies' default differences, not the user's.
+    ``unserved``: ``model/study`` -> why the backend cannot serve it; such a run is not
+    counted, and a study whose comparisons it removes (the baseline's run, or every
+    other model's) is not planned or sized."""
     from gasp.studies import get_study_type
 
     detect = dict(detect or {})
@@ -297,8 +316,18 @@ def plan_audit(
     ]
     sizes: dict[str, dict[str, Any]] = {}
     by_key = {(s.setup.model.name, s.study): s for s in specs}
+    unserved = {k: v for k, v in (unserved or {}).items() if k in {s.key for s in specs}}
     for study in studies:
         spec = by_key[(baseline or models[0], study)]
+        missing = _not_compared(spec, [s for s in specs if s.study == study], unserved)
+        if missing:
+            rows += [
+                PlanRow(study, m.name, "not served (not planned)", 0, m.paired_over or "units",
+                        math.inf, detect.get((study, m.name)), f"not served by {missing}",
+                        (study, m.name) in defaults)
+                for m in metrics[study]
+            ]  # fmt: skip
+            continue
         for metric in metrics[study]:
             kind = _kind(metric)
             over = metric.paired_over or "units"
@@ -362,7 +391,7 @@ def plan_audit(
     cost: float | None = 0.0
     unpriced: list[str] = []
     timed: dict[tuple[str, str], float] = {}
-    for spec in specs:
+    for spec in (s for s in specs if s.key not in unserved):
         requests, tokens, usd = _estimate(spec)
         key = (spec.setup.model.spec, spec.study)
         if measure and key not in timed:
@@ -376,7 +405,7 @@ def plan_audit(
         cost = None if usd is None or cost is None else cost + usd
         if usd is None and spec.setup.model.spec not in unpriced:
             unpriced.append(spec.setup.model.spec)
-    return AuditPlan(level, m, alpha, rows, runs, sizes, assumptions, cost, unpriced)
+    return AuditPlan(level, m, alpha, rows, runs, sizes, assumptions, cost, unpriced, unserved)
 
 
 __all__ = [

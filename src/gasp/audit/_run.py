@@ -129,6 +129,8 @@ class PreparedAudit:
     kept_sizes: bool = False
     #: What sizes planned for ``detect`` rest on (targets, level, comparisons).
     sizing: dict[str, Any] = dataclasses.field(default_factory=dict)
+    #: ``model/study`` -> why its backend cannot serve it (listed ``not served`` when run).
+    unserved: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -218,15 +220,19 @@ def prepare_audit(
     resolve_setups(setups)
     settings = {spec.key: spec.settings() for spec in specs}
     cleared = check_folder(out, settings, config.redo, sizing_changes(out, sizing))
+    unserved: dict[str, str] = {}
     for spec in (s for s in specs if s.key not in cleared):
-        # what a backend cannot serve is listed when its run is reached; a store that
-        # holds another run is refused here
+        # what a backend cannot serve is listed when its run is reached (and the plan
+        # leaves it out); a store that holds another run is refused here
         stored = spec.paths.store is not None and spec.paths.store.exists()
-        with contextlib.suppress(BackendError, *(() if stored else (ConfigError,))):
-            check_served(spec)
+        with contextlib.suppress(*(() if stored else (ConfigError,))):
+            try:
+                check_served(spec)
+            except BackendError as exc:
+                unserved[spec.key] = str(exc)
     return PreparedAudit(
         chosen, names, base, out, level, config, margins, specs, cleared,
-        twin_warnings(setups), kept_sizes=kept is not None, sizing=sizing,
+        twin_warnings(setups), kept_sizes=kept is not None, sizing=sizing, unserved=unserved,
     )  # fmt: skip
 
 
@@ -282,7 +288,8 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
 
     def planned(specs: Sequence[RunSpec], targets: dict, timed: bool) -> AuditPlan:
         return plan_audit(specs, audit.baseline, audit.level, detect=targets, measure=timed,
-                          request_rate=config.request_rate, defaults=defaults)  # fmt: skip
+                          request_rate=config.request_rate, defaults=defaults,
+                          unserved=audit.unserved)  # fmt: skip
 
     if audit.kept_sizes:  # resuming: the sizes the first plan chose, planned again as they are
         found = planned(audit.specs, {}, measure)
