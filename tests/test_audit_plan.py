@@ -123,7 +123,7 @@ def test_detect_sizes_the_studies_it_does_not_name_at_their_default_difference(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     args = (
-        "audit", "-m", "a=mock/personas", "-m", "b=mock/personas", "--baseline", "a",
+        "audit", "-m", "a=mock/scoring", "-m", "b=mock/scoring", "--baseline", "a",
         "--studies", "narratives,pronoun-pairs,occugender",
         "--detect", "narratives:named_female_share=0.3", "--plan",
     )  # fmt: skip
@@ -160,7 +160,7 @@ def test_a_local_engine_is_timed_on_requests_spread_over_the_plan(
 ) -> None:
     from gasp import backends
     from gasp.audit import AuditConfig, prepare_audit
-    from gasp.audit._plan import seconds_per_request
+    from gasp.audit._timing import seconds_per_request
 
     audit = prepare_audit(
         ["a=mock/personas"], ["pronoun-pairs"], None, tmp_path / "audit", 0.05,
@@ -243,10 +243,10 @@ def test_max_cost_counts_local_engines_as_free_and_refuses_an_unpriced_server(
     total = next(line for line in out.splitlines() if line.startswith("total: "))
     assert "<= 0.00 USD" in total
     server = ("-m", "a=mock/personas", "-m", "b=openai-compatible/x", "--max-cost", "5")
-    code = gasp_exit_code(
-        monkeypatch, *args, *server, "--base-url", "http://127.0.0.1:9/v1",
-        "--out", str(tmp_path / "y"),
-    )  # fmt: skip
+    with FakeOpenAIServer(models=["x"]) as fake:
+        code = gasp_exit_code(
+            monkeypatch, *args, *server, "--base-url", fake.base_url, "--out", str(tmp_path / "y")
+        )
     err = [line for line in capsys.readouterr().err.splitlines() if "gasp: error:" in line]
     assert code == 2 and len(err) == 1 and "price of openai-compatible/x is unknown" in err[0]
     assert not (tmp_path / "y").exists()

@@ -31,16 +31,8 @@ from gasp.audit._models import model_folder_name, parse_models
 from gasp.audit._page import write_audit_page
 from gasp.audit._plan import AuditPlan, PlanRow
 from gasp.audit._power import Effect, detectable, power, units_needed
-from gasp.audit._run import (
-    DEFAULT_LEVEL,
-    DEFAULT_OUT,
-    AuditConfig,
-    PreparedAudit,
-    execute,
-    plan,
-    prepare_audit,
-    run_audit,
-)
+from gasp.audit._prepare import AuditConfig, PreparedAudit, prepare_audit
+from gasp.audit._run import DEFAULT_LEVEL, DEFAULT_OUT, execute, plan, run_audit
 from gasp.audit._scorecard import (
     SCHEMA,
     SCHEMA_FILE,

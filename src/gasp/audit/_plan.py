@@ -15,18 +15,15 @@ requests; a server is assumed to answer
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import math
-import time
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
-
-import numpy as np
 
 from gasp.audit._execute import RunSpec
 from gasp.audit._models import SERVER_PROVIDERS, not_chosen
 from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS, Effect, detectable, units_needed
+from gasp.audit._timing import seconds_per_request
 from gasp.errors import ConfigError, GaspError
 from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, INDEX_FILE, LOWER, AuditResults
 
@@ -34,8 +31,6 @@ from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, INDEX_FILE, LOWER, Au
 DEFAULT_REQUEST_RATE = 1.0
 #: Per-unit standard deviation of paired differences assumed without a pilot.
 DEFAULT_UNIT_SD = 0.1
-#: Most requests of the one batch timed on a local engine (after one that loads it).
-MAX_TIMED_BATCH = 32
 _BINARY_UNITS = {"stories": 1.0, "answers": 1.0, "triples": 1.0 / 3.0}
 
 
@@ -221,50 +216,6 @@ def _estimate(spec: RunSpec) -> tuple[int, int, float | None]:
     return est.requests_max, est.tokens_max, usd
 
 
-async def _time_requests(spec: RunSpec) -> float:
-    """Seconds per request of one full batch of the study's own requests, spread evenly
-    over its plan, after one request that loads the model (the runner sends the backend
-    such batches)."""
-    from gasp.backends import GenerationRequest, resolve_backend
-    from gasp.runner import as_plan, build_request
-
-    plan = as_plan(spec.build())
-    backend = resolve_backend(spec.setup.model.spec, options=spec.setup.backend_options or None)
-    batch = max(1, min(backend.preferred_batch_size(), MAX_TIMED_BATCH))
-    decoding, seed = spec.decoding_config(), spec.runner.seed
-    every = [(item, index) for item in plan.items for index in range(item.n)]
-    # spread over the whole plan: a study's first items need not answer like the rest
-    picks = sorted({round(i) for i in np.linspace(0, len(every) - 1, min(len(every), batch + 1))})
-    requests = [
-        build_request(every[i][0], every[i][1], decoding=decoding, run_seed=seed,
-                      system_prompt=plan.system_prompt)
-        for i in picks
-    ]  # fmt: skip
-
-    async def send(chunk: list[Any]) -> None:
-        if isinstance(chunk[0], GenerationRequest):
-            await backend.generate_batch(chunk)
-        else:
-            await backend.score_batch(chunk)
-
-    try:
-        await send(requests[:1])  # loads the model
-        began = time.perf_counter()
-        await send(requests[1:])
-        took = time.perf_counter() - began
-    finally:
-        await backend.aclose()
-    return took / max(1, len(requests) - 1)
-
-
-def seconds_per_request(spec: RunSpec, request_rate: float) -> tuple[float, str]:
-    """Seconds one request of ``spec`` takes, and how that was found."""
-    if spec.setup.model.engine in SERVER_PROVIDERS:
-        return 1.0 / request_rate, f"{request_rate:g} requests/s of a server (stated)"
-    seconds = asyncio.run(_time_requests(spec))
-    return seconds, f"{seconds:.3g} s per request, timed on {spec.setup.model.spec}"
-
-
 def _not_compared(base: RunSpec, runs: Sequence[RunSpec], unserved: Mapping[str, str]) -> str:
     """The models whose unserved runs leave a study with no comparison (its baseline's,
     or every other model's), as text; empty when some comparison remains."""
@@ -300,7 +251,8 @@ def plan_audit(
     the targets of ``detect`` that are studies' default differences, not the user's.
     ``unserved``: ``model/study`` -> why the backend cannot serve it; such a run is not
     counted, and a study whose comparisons it removes (the baseline's run, or every
-    other model's) is not planned or sized."""
+    other model's) reads ``not served`` in its rows (its targets are checked all the
+    same)."""
     from gasp.studies import get_study_type
 
     detect = dict(detect or {})
@@ -319,15 +271,7 @@ def plan_audit(
     unserved = {k: v for k, v in (unserved or {}).items() if k in {s.key for s in specs}}
     for study in studies:
         spec = by_key[(baseline or models[0], study)]
-        missing = _not_compared(spec, [s for s in specs if s.study == study], unserved)
-        if missing:
-            rows += [
-                PlanRow(study, m.name, "not served (not planned)", 0, m.paired_over or "units",
-                        math.inf, detect.get((study, m.name)), f"not served by {missing}",
-                        (study, m.name) in defaults)
-                for m in metrics[study]
-            ]  # fmt: skip
-            continue
+        first = len(rows)
         for metric in metrics[study]:
             kind = _kind(metric)
             over = metric.paired_over or "units"
@@ -387,6 +331,13 @@ def plan_audit(
                         detectable(effect, units, alpha),
                         target, note, (study, metric.name) in defaults)
             )  # fmt: skip
+        missing = _not_compared(spec, [s for s in specs if s.study == study], unserved)
+        if missing:  # its targets are checked (and sized) all the same: a bad one is refused
+            rows[first:] = [
+                dataclasses.replace(row, test="not served (not planned)", units=0,
+                                    detectable=math.inf, assumption=f"not served by {missing}")
+                for row in rows[first:]
+            ]  # fmt: skip
     runs: dict[str, tuple[int, int, float]] = {}
     cost: float | None = 0.0
     unpriced: list[str] = []
@@ -415,6 +366,5 @@ __all__ = [
     "comparison_count",
     "parse_detect",
     "plan_audit",
-    "seconds_per_request",
     "with_default_targets",
 ]
