@@ -156,6 +156,11 @@ CASES: list[Case] = [
     ),
     ("empty --studies", lambda r, u: ["audit", "-m", "mock/personas", "--studies", "", "-o", "x"]),
     (
+        "gate on one model",
+        lambda r, u: ["audit", "-m", "mock/personas", "--baseline", "mock/personas",
+                      "--fail-on", "worse", "--junit", "j.xml", "--out", "au"],
+    ),
+    (
         "wrong key, server without /models",
         lambda r, u: [
             "run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
