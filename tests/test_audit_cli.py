@@ -229,6 +229,7 @@ def test_occugender_finds_planted_losses_and_no_difference_between_twins(
         (["-m", "mock/echo", "--fail-on", "worse"], "needs a --baseline"),
         (["-m", "mock/echo", "--baseline", "mock/echo", "--fail-on", "worse"], "nothing to"),
         (["-m", "a=mock/echo", "--baseline", "a", "--fail-on", "worse"], "nothing to"),
+        (["-m", "mock/echo", "--junit", "j.xml"], "nothing to compare"),
         (["-m", "a=mock/echo", "-m", "a=mock/personas"], "two models"),
         (["-m", "mock/echo", "--margin", "x=big"], "--margin"),
         (["-m", "mock/echo", "--system-prompt-variant", "fair"], "NAME=TEXT"),

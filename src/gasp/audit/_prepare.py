@@ -144,6 +144,11 @@ def prepare_audit(
             f"--fail-on worse needs a model to compare with the baseline {base!r}: give a "
             "second --model or a --system-prompt-variant (one model has nothing to compare)"
         )
+    if config.junit is not None and len(chosen) < 2:
+        raise ConfigError(
+            f"--junit {config.junit}: one model has nothing to compare, so the file would "
+            "hold no test; give a second --model or a --system-prompt-variant"
+        )
     if not 0.0 < level < 1.0:
         raise ConfigError(f"--level must lie in (0, 1), got {level}")
     unknown = [s for s in config.redo if s != "all" and s not in names]
