@@ -132,6 +132,8 @@ def styles(rates: np.ndarray, lex: Lexicon, strength: float) -> dict[str, np.nda
 
 def texts(rates: np.ndarray, n: int, world: World, rng: np.random.Generator) -> sp.csr_matrix:
     """``n`` generations of one style: Dirichlet rates per text, Poisson lengths."""
+    if n == 0:
+        return sp.csr_matrix((0, rates.size), dtype=np.int64)
     per_text = rng.dirichlet(rates * world.concentration, size=n)
     lengths = np.maximum(rng.poisson(world.length, size=n), 1)
     counts = np.stack(

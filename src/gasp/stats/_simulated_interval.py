@@ -1,27 +1,31 @@
-"""Intervals calibrated on simulations of the run's own data (a calibrated parametric bootstrap).
+"""Intervals calibrated on the run's own data: simulated spread, width set on split halves.
 
 A statistic of marked-word sets (an SRB score) has no formula for its variance, and the
 subsample interval's extrapolation to the full size holds in some worlds and not in
 others. Here the run's own word model is fitted and simulated (the caller does that):
 
-* level one: ``R`` data sets drawn from the model fitted to the data. Their scores'
-  mean ``mu*`` is the expected score of the fitted world (a known truth there), their
-  standard deviation ``s*`` the score's spread in that world;
-* level two: the model is refitted on a few of those data sets (``worlds``) and ``R``
-  data sets are drawn from each: the interval a refitted world gives its data set can
-  be checked against the known ``mu*``.
+* the spread: ``R`` data sets drawn from the model fitted to the data; their scores'
+  standard deviation ``s*`` is the score's spread in the fitted world. How far ``s*``
+  misstates the real spread depends on the world (a fitted world is never the true one);
+* the width: each unit's generations are split at random into two halves (within each
+  group), ``K`` times. Two disjoint halves of independent generations are two
+  independent samples of half the size from the true world, so their scores' difference
+  ``theta_A - theta_B`` has the real spread of a half-size score, model-free. A model is
+  fitted on each half and simulated, as for the whole run, giving ``s*_A`` and ``s*_B``.
+  The factor a half-size interval needs to cover is
+  ``|theta_A - theta_B| / sqrt(s*_A^2 + s*_B^2)`` (:func:`half_ratios`): about 1.96 at
+  95% where the simulation states the spread right, 1.96 / k where it over-states it
+  k times.
 
 The interval is ``estimate -+ c s*``. ``c`` is the split-conformal quantile (the
-``ceil(level (n + 1))``-th smallest) of the factors the ``n`` level-two worlds need to
-cover ``mu*`` (``|theta*_j - mu*| / s**_j``), pooled over the scores of the run
-(:func:`calibration_ratios`, :func:`calibrate_simulated`): narrower than the normal
-quantile (1.96 at 95%) where the simulated worlds show that ``s*`` over-states the
-score's variation, wider where it under-states it. The run's simulated coverage is
-measured out of sample: the share of the pooled worlds covered by the factor calibrated
-on all the others (leave one out). Where fewer than :data:`MIN_CALIBRATION_WORLDS`
-worlds are defined, or that
-coverage stays below :data:`MIN_SIMULATED_COVERAGE`, or no finite factor covers, every
-interval is withheld with the reason.
+``ceil(level (n + 1))``-th smallest) of the ``n`` ratios pooled over the scores of the
+run (:func:`calibrate_simulated`): the width is set by how the fitted world's spread
+compares with the real one on the run's own data, measured at half the size and applied
+at the full size. The run's coverage is measured out of sample: the share of the pooled
+split halves covered by the factor calibrated on all the others (leave one out). Where
+fewer than :data:`MIN_CALIBRATION_RATIOS` ratios are defined, or that coverage stays
+below :data:`MIN_SIMULATED_COVERAGE`, or no finite factor covers, every interval is
+withheld with the reason.
 """
 
 from __future__ import annotations
@@ -37,20 +41,20 @@ from gasp.stats._resampling import MIN_SET_WORDS
 
 #: Name of the scheme in saved settings and in the ``interval_scheme`` column.
 SIMULATED = "simulated"
-#: Default number of data sets simulated per level (and per refitted world).
+#: Default number of data sets simulated from each fitted model (the run's and each half's).
 DEFAULT_SIMULATIONS = 30
-#: Level-one data sets refitted and simulated again (level two), per unit.
-CALIBRATION_WORLDS = 3
-#: Fewest pooled level-two ratios that calibrate a run.
-MIN_CALIBRATION_WORLDS = 20
-#: Pooled level-two worlds aimed at in a run of few units (more worlds per unit).
-POOLED_WORLDS = 48
+#: Random splits of each unit's generations into two halves.
+CALIBRATION_SPLITS = 4
+#: Fewest pooled split-half ratios that calibrate a run.
+MIN_CALIBRATION_RATIOS = 20
+#: Pooled split-half ratios aimed at in a run of few units (more splits per unit).
+POOLED_RATIOS = 48
 
 
-def worlds_per_unit(units: int) -> int:
-    """Level-two worlds per unit: :data:`CALIBRATION_WORLDS`, more in a run of few units so
-    that the run pools about :data:`POOLED_WORLDS` (two scores per unit)."""
-    return max(CALIBRATION_WORLDS, -(-POOLED_WORLDS // max(2 * units, 1)))
+def splits_per_unit(units: int) -> int:
+    """Splits per unit: :data:`CALIBRATION_SPLITS`, more in a run of few units so that the
+    run pools about :data:`POOLED_RATIOS` ratios (two scores per unit)."""
+    return max(CALIBRATION_SPLITS, -(-POOLED_RATIOS // max(2 * units, 1)))
 
 
 #: Below this left-out simulated coverage the intervals are withheld.
@@ -105,33 +109,51 @@ def _spread(draws: np.ndarray) -> np.ndarray:
     return np.where(k >= 2, np.sqrt(ss / np.maximum(k - 1, 1)), np.nan)
 
 
-def calibration_ratios(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """The factor each refitted world needs to cover the known truth, for one score.
+def split_spread(differences: np.ndarray) -> float:
+    """The spread of a half-size score shown by its split halves: the root mean square of
+    the halves' differences over sqrt(2) (NaN when none is defined). Two disjoint halves
+    are two independent samples of half the size, so this needs no model."""
+    d = np.asarray(differences, dtype=np.float64).ravel()
+    d = d[np.isfinite(d)]
+    return float(np.sqrt(np.mean(d * d) / 2.0)) if d.size else float("nan")
 
-    ``first`` (sims) are the level-one scores, their mean ``mu*`` the truth of the
-    fitted world; ``second`` (worlds x sims) the scores of the worlds refitted on the
-    first ``worlds`` of them. The interval ``theta*_j -+ c s**_j`` of a level-one score
-    (``s**_j``: the standard deviation of its refitted world's scores) covers ``mu*`` for
-    ``c`` at least ``|theta*_j - mu*| / s**_j``. NaN where a score or a spread is
-    undefined, or fewer than :data:`MIN_SIMULATED_SHARE` of a level's scores are defined;
-    infinite where a world's scores never vary but miss the truth.
+
+def _floored(simulated: float, shown: float) -> float:
+    """The larger of a simulated spread and the spread the split halves show (the
+    simulated one where the halves show none)."""
+    return max(simulated, shown) if np.isfinite(shown) else simulated
+
+
+def half_ratios(halves: np.ndarray, half_draws: np.ndarray) -> np.ndarray:
+    """The factor each split needs for its halves' interval to cover, for one score.
+
+    ``halves`` (splits x 2) are the scores of the two halves of each split of the data;
+    ``half_draws`` (sims) the scores of data sets of half the size simulated from the
+    model fitted to the whole data. A half's spread is the larger of their standard
+    deviation ``s*`` and the spread the other splits' halves show (:func:`split_spread`,
+    leaving this split out): the rule :func:`simulated_interval` applies at the full size.
+    The ratio is ``|theta_A - theta_B| / (sqrt(2) spread)``: an interval whose spread is
+    right covers its truth about as often as the factor exceeds it. NaN where a half's
+    score or the spread is undefined, or fewer than :data:`MIN_SIMULATED_SHARE` of the
+    simulated scores are defined; infinite where the halves differ but no spread is seen.
     """
-    first = np.asarray(first, dtype=np.float64).ravel()
-    second = np.asarray(second, dtype=np.float64)
-    worlds = second.shape[0]
-    if first.size == 0 or worlds == 0:
+    halves = np.asarray(halves, dtype=np.float64).reshape(-1, 2)
+    draws = np.asarray(half_draws, dtype=np.float64).ravel()
+    if halves.shape[0] == 0:
         return np.empty(0)
-    if np.isfinite(first).mean() < MIN_SIMULATED_SHARE:
-        return np.full(worlds, np.nan)
-    mu = float(np.nanmean(first))
-    sd = _spread(second)
-    # a spread at rounding level is none: such a world never varies
-    sd = np.where(sd <= 1e-9 * max(1.0, abs(mu)), 0.0, sd)
-    miss = np.abs(first[:worlds] - mu)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(miss == 0, 0.0, miss / sd)
-    share = np.isfinite(second).mean(axis=1)
-    return np.where((share >= MIN_SIMULATED_SHARE) & np.isfinite(sd), ratio, np.nan)
+    if draws.size == 0 or np.isfinite(draws).mean() < MIN_SIMULATED_SHARE:
+        return np.full(halves.shape[0], np.nan)
+    sd = float(_spread(draws))
+    # a spread at rounding level is none: such a score never varies
+    sd = 0.0 if sd <= 1e-9 * max(1.0, float(np.nanmax(np.abs(draws)))) else sd
+    diff = halves[:, 0] - halves[:, 1]
+    out = np.full(diff.size, np.nan)
+    for k in range(diff.size):
+        scale = np.sqrt(2.0) * _floored(sd, split_spread(np.delete(diff, k)))
+        if np.isfinite(diff[k]) and np.isfinite(scale):
+            miss = abs(float(diff[k]))
+            out[k] = 0.0 if miss == 0 else (miss / scale if scale > 0 else np.inf)
+    return out
 
 
 def _conformal_rank(n: int, level: float) -> int:
@@ -167,21 +189,21 @@ def _left_out_coverage(ratios: np.ndarray, level: float) -> float:
 
 
 def calibrate_simulated(ratios: np.ndarray, level: float = 0.95) -> SimulatedCalibration:
-    """The factor ``c`` of a run from its pooled ratios (:func:`calibration_ratios`).
+    """The factor ``c`` of a run from its pooled ratios (:func:`half_ratios`).
 
-    ``c`` is the smallest factor that covers ``level`` of the simulated worlds, narrower
-    than the normal quantile where the simulated worlds show that the spread ``s*``
-    over-states the score's variation, wider where it under-states it.
+    ``c`` is the smallest factor that covers ``level`` of the split halves, narrower than
+    the normal quantile where the halves show that the simulated spread ``s*`` over-states
+    the score's real variation, wider where it under-states it.
     """
     r = np.asarray(ratios, dtype=np.float64).ravel()
     r = r[~np.isnan(r)]
     nominal = _nominal_factor(level)
     nan = float("nan")
-    if r.size < MIN_CALIBRATION_WORLDS:
+    if r.size < MIN_CALIBRATION_RATIOS:
         return SimulatedCalibration(
             nan, nominal, nan, nan, int(r.size), level,
-            f"only {r.size} simulated worlds with a defined score (fewer than "
-            f"{MIN_CALIBRATION_WORLDS}): too few to calibrate an interval",
+            f"only {r.size} split halves with a defined score and spread (fewer than "
+            f"{MIN_CALIBRATION_RATIOS}): too few to calibrate an interval",
         )  # fmt: skip
     nominal_coverage = float(np.mean(np.isfinite(r) & (r <= nominal)))
     coverage = _left_out_coverage(r, level)
@@ -191,13 +213,13 @@ def calibrate_simulated(ratios: np.ndarray, level: float = 0.95) -> SimulatedCal
     stuck = float(np.mean(np.isinf(r)))
     if coverage < MIN_SIMULATED_COVERAGE or not np.isfinite(factor):
         why = (
-            f"in {stuck:.0%} of the refitted worlds the score never varied yet missed the "
-            "simulated truth (a score that jumps between a few values), so no width covers"
+            f"in {stuck:.0%} of the splits the halves' scores differed yet their simulated "
+            "scores never varied (a score that jumps between a few values), so no width covers"
             if stuck > 1.0 - level
-            else "the scores vary too much between simulated worlds"
+            else "the halves' scores differ too unevenly against their simulated spread"
         )
         reason = (
-            f"the calibrated interval covered {coverage:.0%} of the simulated truths (below "
+            f"the calibrated interval covered {coverage:.0%} of the split halves (below "
             f"{MIN_SIMULATED_COVERAGE:.0%}): {why}"
         )
     return SimulatedCalibration(
@@ -210,9 +232,15 @@ def simulated_interval(
     first: np.ndarray,
     calibration: SimulatedCalibration,
     set_sizes: Mapping[str, int] | None = None,
+    halves: np.ndarray | None = None,
 ) -> tuple[float, float, str]:
-    """``estimate -+ c s*`` from a score's level-one simulated scores, or NaN bounds and
-    the reason no interval is given: the score or the calibration undefined, the score
+    """``estimate -+ c spread``, or NaN bounds and the reason no interval is given.
+
+    The spread is the larger of the standard deviation ``s*`` of the score's simulated
+    scores ``first`` and the spread its split ``halves`` (splits x 2) show, scaled to the
+    full size as a mean's (over sqrt(2)): the interval never claims less variation than
+    the run's own halves show. No interval where the score or the calibration is
+    undefined, the score
     defined in fewer than :data:`MIN_SIMULATED_SHARE` of the simulations, or one of its
     word sets (``set_sizes``, named as the report calls them) holding fewer than
     :data:`MIN_SET_WORDS` words (the score is then one word's distance, and which word
@@ -241,12 +269,16 @@ def simulated_interval(
         )
     if calibration.reason:
         return nan, nan, calibration.reason
-    half = calibration.factor * float(_spread(values))
+    shown = float("nan")
+    if halves is not None:
+        pairs = np.asarray(halves, dtype=np.float64).reshape(-1, 2)
+        shown = split_spread(pairs[:, 0] - pairs[:, 1]) / np.sqrt(2.0)
+    half = calibration.factor * _floored(float(_spread(values)), shown)
     return estimate - half, estimate + half, ""
 
 
 def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, Any]) -> str:
-    """The report's sentence: simulations, refitted worlds, nominal level, simulated coverage.
+    """The report's sentence: simulations, split halves, nominal level, simulated coverage.
 
     ``settings`` is the saved interval record, ``calibration`` the run's calibration
     columns (``simulated_coverage``, ``calibration_ratios``, and where recorded
@@ -255,11 +287,11 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
     """
     sims = int(settings.get("interval_draws") or 0)
     level = float(settings.get("interval_level") or 0.95)
-    worlds = calibration.get("calibration_ratios")
+    pooled = calibration.get("calibration_ratios")
     coverage = _number(calibration.get("simulated_coverage"))
     measured = bool(np.isfinite(coverage))
     covered = (
-        f"simulated coverage {coverage * 100:.0f}%"
+        f"simulated coverage {coverage * 100:.0f}% on held-out split halves"
         if measured
         else "no simulated coverage (" + str(calibration.get("reason") or "no score") + ")"
     )
@@ -267,17 +299,18 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
     nominal = _number(calibration.get("nominal_coverage"))
     if measured and np.isfinite(factor) and np.isfinite(nominal):
         covered += (
-            f" (score ± {factor:.2f} simulated SDs; the uncalibrated ± "
+            f" (score ± {factor:.2f} spreads, each the larger of the simulated SD and the "
+            f"halves' spread; the uncalibrated ± "
             f"{_nominal_factor(level):.2f} would have covered {nominal * 100:.0f}%)"
         )
-    refitted = (
-        f" and {int(worlds):,} worlds refitted on simulated data"
-        if worlds is not None and np.isfinite(float(worlds))
+    halves = (
+        f" and {int(pooled):,} random splits of its generations into halves"
+        if pooled is not None and np.isfinite(float(pooled))
         else ""
     )
     return (
         f"intervals calibrated on {sims:,} simulations of this run's data per score"
-        f"{refitted}; nominal {level * 100:.4g}%, {covered}; seed {settings.get('interval_seed')}"
+        f"{halves}; nominal {level * 100:.4g}%, {covered}; seed {settings.get('interval_seed')}"
     )
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from gasp.errors import ConfigError
 from gasp.stats import (
-    CALIBRATION_WORLDS,
+    CALIBRATION_SPLITS,
     CLUSTER,
     DEFAULT_SIMULATIONS,
     FDR_SCOPES,
@@ -54,9 +54,10 @@ class AnalysisConfig:
         n_bootstrap: subsamples behind the interval of each SRB score, half of them at
             ``subsample_fraction`` and half at its square root (0 switches the intervals
             off); see :meth:`srb_interval_scheme`. Used only with ``n_simulations=0``.
-        n_simulations: data sets simulated from each unit's fitted word model (and again
-            from each of a few refitted ones) behind the calibrated interval of each SRB
-            score (``docs/intervals.md``); 0 uses the subsample interval instead, and
+        n_simulations: data sets simulated from each unit's fitted word model at the
+            run's size (and as many at half of it) behind the interval of each SRB score,
+            whose width is calibrated on random splits of the run into halves
+            (``docs/intervals.md``); 0 uses the subsample interval instead, and
             ``n_bootstrap=0`` switches both off.
         subsample_fraction: share ``b`` of each group's generations drawn, without
             replacement, into each subsample (see :mod:`gasp.stats` resampling notes).
@@ -164,7 +165,7 @@ class AnalysisConfig:
         return {
             "interval_scheme": SIMULATED,
             "interval_draws": self.n_simulations,
-            "interval_worlds_per_unit": CALIBRATION_WORLDS,
+            "interval_splits_per_unit": CALIBRATION_SPLITS,
             "interval_seed": self.seed,
             "interval_level": self.ci_level,
             "interval_unit": "data sets simulated from the run's fitted word model",

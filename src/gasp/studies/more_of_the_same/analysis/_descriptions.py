@@ -52,8 +52,9 @@ Tables (names from :mod:`gasp.results`):
     defined in fewer than half of the draws, or one of its three word sets holds a single
     word with a vector, or the run's calibration failed; empty otherwise),
     interval_factor, simulated_coverage, nominal_coverage, calibration_ratios (the run's
-    calibration: the factor ``c`` of ``score -+ c s*``, the simulated coverage of the
-    calibrated interval and of the uncalibrated one, the refitted worlds pooled), reason
+    calibration: the factor ``c`` of ``score -+ c spread``, the coverage of the calibrated
+    interval on held-out split halves and that of the uncalibrated one, the splits
+    pooled), reason
     (empty when the score is defined, else why not).
     Next to the paper's score, the name-free variant (:mod:`._name_free`) removes person
     first names and explicit gender terms from ``S``, ``A`` and ``B`` alike, computed in
@@ -94,11 +95,10 @@ import pandas as pd
 from gasp.errors import ConfigError
 from gasp.stats import (
     IntervalScheme,
-    calibration_ratios,
     interval_or_reason,
     mean_interval,
+    splits_per_unit,
     welch_t_test,
-    worlds_per_unit,
 )
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._multiplicity import (
@@ -109,6 +109,7 @@ from gasp.studies.more_of_the_same.analysis._multiplicity import (
 from gasp.studies.more_of_the_same.analysis._name_free import NAMES_REMOVED, PAPER, NameFilter
 from gasp.studies.more_of_the_same.analysis._prepare import PreparedRun
 from gasp.studies.more_of_the_same.analysis._simulated_scores import (
+    SimulatedScores,
     calibrate_rows,
     simulated_scores,
 )
@@ -288,8 +289,7 @@ def analyze_descriptions(
     word_sets: dict[tuple[str, str], dict[tuple[str, str], list[str]]] = {}
     scheme = config.srb_interval_scheme()
     simulated = config.srb_simulated()
-    first_draws: list[np.ndarray] = []
-    ratios: list[np.ndarray] = []
+    simulated_rows: list[SimulatedScores] = []
     for unit, tables, seed in zip(units, every, seeds, strict=False):
         boot_rng, perm_rng, sim_rng = (np.random.default_rng(s) for s in seed.spawn(3))
         analysis = UnitAnalysis(unit, applied, emb, names, tables)
@@ -297,11 +297,10 @@ def analyze_descriptions(
         word_sets[(unit.subject, unit.template)] = analysis.sets
         if simulated:
             sims = simulated_scores(
-                unit, applied, emb, sim_rng, config.n_simulations, worlds_per_unit(len(units))
+                unit, applied, emb, sim_rng, config.n_simulations, splits_per_unit(len(units))
             )
             boot = {g: sims[g].first for g in ("F", "M")}
-            first_draws.extend(boot[g] for g in ("F", "M"))
-            ratios.extend(calibration_ratios(sims[g].first, sims[g].second) for g in ("F", "M"))
+            simulated_rows.extend(sims[g] for g in ("F", "M"))
         else:
             boot = analysis.bootstrap(boot_rng)
         perm[(unit.subject, unit.template)] = analysis.permutations(perm_rng)
@@ -356,7 +355,7 @@ def analyze_descriptions(
                 }
             )
     if simulated:
-        calibrate_rows(srb_rows, first_draws, ratios, config)
+        calibrate_rows(srb_rows, simulated_rows, config)
     scores = pd.DataFrame(srb_rows, columns=_SRB_COLUMNS)
     tests: list[dict[str, object]] = []
     for template in sorted(scores["template"].unique()) if len(scores) else []:

@@ -4,17 +4,14 @@ The interval of an SRB score is calibrated on simulations of the run's own data
 (``docs/intervals.md``). For one unit (an occupation) the model holds, for each group
 of generations (associated women and men, named women, men and non-binary people):
 
-* the word probabilities of the group: a group's deviation ``d = p_hat - q`` from the
-  unit's pooled probability ``q`` is kept whole where it exceeds ``z0`` of its noise SDs
-  (``d^2 > z0^2 v``, ``v`` its sampling variance, ``z0`` = :data:`SHRINK_Z`, the
-  two-sided 5% normal quantile) and dropped otherwise. The world is as sparse as the
-  data show: keeping a part of every chance deviation beyond one noise SD (the positive
-  part of ``1 - v / d^2``) gives about a third of the words without a real difference a
-  planted one; those words pass the marking threshold in some simulations and not in
-  others, and the simulated scores varied 1.3 to 2.9 times as much as the data's in the
-  worlds of ``bench/bench_srb_worlds.py``, more again in worlds refitted on simulated data;
-  shrinking the kept deviations too (``1 - z0^2 v / d^2``) weakened the real ones until
-  most associated word sets came out empty;
+* the word probabilities of the group: at the words the statistic marks in the data (in
+  any comparison of the unit), each group keeps its own observed probability; at every
+  other word each group gets the unit's pooled probability. The world differs where the
+  data's own marked words do, and only there. Keeping instead every deviation beyond
+  1.96 of its noise SDs planted differences on the fringe of words the calibrated
+  statistic (whose prior shrinks its z-scores) seldom marks; in the simulations those
+  words passed the threshold about half the time, and the simulated scores varied up to
+  3.3 times as much as real ones in the worlds of ``bench/bench_srb_worlds.py``;
 * the number of generations and the mean and spread of their lengths; the associated
   generations are split between women and men by a binomial draw at the run's share
   (association is itself random);
@@ -31,7 +28,7 @@ statistic as the data (:func:`._resampled.marked_sets`, then SRB), in one stacke
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -40,9 +37,6 @@ from gasp.text import DocTermCounts
 
 #: Pseudo degrees of freedom of the unit's mean over-dispersion in a word's factor.
 DISPERSION_PRIOR_DF = 20.0
-#: A group's deviation from the pooled rate is kept where it exceeds this many noise SDs
-#: (the two-sided 5% normal quantile), dropped otherwise.
-SHRINK_Z = 1.96
 
 
 @dataclass(frozen=True)
@@ -65,13 +59,12 @@ class WordModel:
     associated: tuple[int, int] | None
 
 
-def shrunk_probabilities(totals: np.ndarray, dispersion: np.ndarray) -> np.ndarray:
-    """Each group's word probabilities, its chance deviations from the pooled ones dropped.
+def world_probabilities(totals: np.ndarray, marked: np.ndarray) -> np.ndarray:
+    """Each group's word probabilities in the fitted world.
 
-    ``totals`` (groups x words) are the groups' word totals. A group's deviation
-    ``d = p_hat - q`` from the pooled probability ``q`` is kept where ``d^2 > z0^2 v``,
-    ``v = phi q (1/N_g - 1/N)`` being its sampling variance and ``z0``
-    :data:`SHRINK_Z`; elsewhere the group gets ``q``.
+    ``totals`` (groups x words) are the groups' word totals, ``marked`` (words) the words
+    the statistic marks in the data. A group keeps its observed probability at the marked
+    words and gets the pooled one ``q`` elsewhere; each row is then normalised.
     """
     totals = np.asarray(totals, dtype=np.float64)
     tokens = totals.sum(axis=1, keepdims=True)
@@ -80,10 +73,7 @@ def shrunk_probabilities(totals: np.ndarray, dispersion: np.ndarray) -> np.ndarr
         return np.zeros_like(totals)
     q = totals.sum(axis=0, keepdims=True) / all_tokens
     p_hat = totals / np.maximum(tokens, 1.0)
-    d = p_hat - q
-    v = dispersion[None, :] * q * np.maximum(1.0 / np.maximum(tokens, 1.0) - 1.0 / all_tokens, 0)
-    keep = d * d > SHRINK_Z**2 * v
-    probs = np.clip(q + np.where(keep, d, 0.0), 0.0, None)
+    probs = np.where(np.broadcast_to(np.asarray(marked, dtype=bool), totals.shape), p_hat, q)
     return probs / np.maximum(probs.sum(axis=1, keepdims=True), 1e-300)
 
 
@@ -118,11 +108,17 @@ def word_dispersion(counts: DocTermCounts, groups: np.ndarray) -> np.ndarray:
 
 
 def fit_model(
-    counts: DocTermCounts, groups: np.ndarray, associated: tuple[int, int] | None
+    counts: DocTermCounts,
+    groups: np.ndarray,
+    associated: tuple[int, int] | None,
+    marked: np.ndarray,
+    n_groups: int | None = None,
 ) -> WordModel:
-    """The word model of a unit whose generations fall into the rows ``groups``."""
+    """The word model of a unit whose generations fall into the rows ``groups``
+    (``n_groups`` rows, by default one past the largest; a group may be empty), whose
+    statistic marks the words ``marked`` (a mask over the vocabulary)."""
     matrix = counts.matrix
-    n_groups = int(groups.max()) + 1
+    n_groups = int(groups.max()) + 1 if n_groups is None else n_groups
     lengths = np.asarray(matrix.sum(axis=1)).ravel().astype(np.float64)
     dispersion = word_dispersion(counts, groups)
     totals = np.zeros((n_groups, matrix.shape[1]))
@@ -137,29 +133,13 @@ def fit_model(
         sd_tokens[g] = lengths[rows].std(ddof=1) if rows.size > 1 else 0.0
     other = np.asarray(matrix[np.flatnonzero(groups < 0)].sum(axis=0)).ravel()
     return WordModel(
-        probs=shrunk_probabilities(totals, dispersion),
+        probs=world_probabilities(totals, marked),
         texts=texts,
         mean_tokens=mean_tokens,
         sd_tokens=sd_tokens,
         dispersion=dispersion,
         other=other.astype(np.float64),
         associated=associated,
-    )
-
-
-def refit(model: WordModel, totals: np.ndarray, texts: np.ndarray) -> WordModel:
-    """The model fitted to one simulated data set (its group totals and sizes).
-
-    The over-dispersion and the lengths' spread are kept: a simulated data set has no
-    generations to measure them on.
-    """
-    tokens = totals.sum(axis=1)
-    mean = np.where(texts > 0, tokens / np.maximum(texts, 1.0), model.mean_tokens)
-    return replace(
-        model,
-        probs=shrunk_probabilities(totals, model.dispersion),
-        texts=texts.astype(np.float64),
-        mean_tokens=mean,
     )
 
 

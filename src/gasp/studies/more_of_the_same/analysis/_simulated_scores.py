@@ -1,26 +1,24 @@
-"""SRB scores of a unit's simulated data sets, at two levels (the parametric bootstrap).
+"""SRB scores of a unit's simulated data sets and of its split halves (the calibration).
 
-Level one draws ``n_sims`` data sets from the unit's fitted word model
-(:mod:`._simulated`): their scores' spread is the spread of the score in the run's
-fitted world, whose expected score (their mean) is known. Level two refits the model on
-each of the first ``worlds`` of those data sets and draws ``n_sims`` more from each: it
-shows how far an interval built from a fitted world's spread misses a known truth, which
-calibrates the interval (:func:`gasp.stats.calibrate_simulated`).
+The run's spread: ``n_sims`` data sets drawn from the unit's fitted word model
+(:mod:`._simulated`), whose scores' spread is the spread of the score in the fitted
+world. The calibration: the unit's generations split at random into two halves (within
+each group), each half scored as the data are and simulated from a model fitted on it,
+which shows how the simulated spread compares with the real one on the run's own data
+(:func:`gasp.stats.half_ratios`, :func:`gasp.stats.calibrate_simulated`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from gasp.stats import SIMULATED, calibrate_simulated, simulated_interval
+from gasp.stats import SIMULATED, calibrate_simulated, half_ratios, simulated_interval
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._resampled import Pair, marked_sets
 from gasp.studies.more_of_the_same.analysis._simulated import (
-    WordModel,
     fit_model,
-    refit,
     simulate,
 )
 from gasp.studies.more_of_the_same.analysis._units import GROUPS, Unit, _specs_for, _srb_many
@@ -28,28 +26,32 @@ from gasp.studies.more_of_the_same.analysis._units import GROUPS, Unit, _specs_f
 
 @dataclass(frozen=True)
 class SimulatedScores:
-    """One associated gender's simulated scores (NaN where undefined).
+    """One associated gender's scores (NaN where undefined).
 
-    ``first`` (sims) are drawn from the unit's fitted model; ``second`` (worlds x sims)
-    from the models refitted on the first ``worlds`` of them.
+    ``first`` (sims) are simulated from the unit's fitted model; ``halves`` (splits x 2)
+    are the scores of the two halves of each split of the unit's generations and
+    ``half_draws`` (sims) those simulated from the same model at half the size.
     """
 
     first: np.ndarray
-    second: np.ndarray
+    halves: np.ndarray
+    half_draws: np.ndarray
 
 
 def _scores(
     unit: Unit,
-    model: WordModel,
     names: list[str],
     totals: np.ndarray,
+    other: np.ndarray,
     config: AnalysisConfig,
     embeddings: object,
-) -> dict[str, np.ndarray]:
-    """SRB scores per associated gender of simulated group totals (sims x groups x words)."""
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """SRB scores per associated gender of group totals (sets x groups x words), each set
+    with the totals ``other`` (sets x words) of the generations outside every group, and
+    which words each set marks in any comparison (sets x words)."""
     n_sims, n_groups, n_words = totals.shape
     specs = _specs_for(unit.masks)
-    topic = totals.sum(axis=1, keepdims=True) + model.other[None, None, :]
+    topic = totals.sum(axis=1, keepdims=True) + other[:, None, :]
     stacked = np.concatenate([totals, topic], axis=1).reshape(-1, n_words)
     width = n_groups + 1
     row = {g: gi for gi, g in enumerate(names)}
@@ -66,7 +68,10 @@ def _scores(
     ]
     sets = marked_sets(unit.counts.vocabulary, stacked, pairs, n_sims * len(specs), config)
     triples: list[tuple[list[str], list[str], list[str]]] = []
+    marked = np.zeros((n_sims, n_words), dtype=bool)
     for s in range(n_sims):
+        words = [w for si in range(len(specs)) for w in sets[s * len(specs) + si]]
+        marked[s, unit.counts.index_of(words)] = True
         found = {
             (spec.source, spec.gender): list(sets[s * len(specs) + si])
             for si, spec in enumerate(specs)
@@ -75,7 +80,20 @@ def _scores(
         s_m = found.get(("named", "M"), [])
         triples.extend((found.get(("associated", g), []), s_f, s_m) for g in ("F", "M"))
     scores = np.array([r.score for r in _srb_many(triples, embeddings)], dtype=np.float64)
-    return {"F": scores[0::2], "M": scores[1::2]}
+    return {"F": scores[0::2], "M": scores[1::2]}, marked
+
+
+def split_halves(groups: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Two disjoint halves of the generations (row indices), split at random within each
+    group (``groups``, ``-1`` for those in none); an odd group's extra one goes to either."""
+    first: list[np.ndarray] = []
+    second: list[np.ndarray] = []
+    for g in np.unique(groups):
+        rows = rng.permutation(np.flatnonzero(groups == g))
+        cut = rows.size // 2 + int(rows.size % 2 == 1 and rng.random() < 0.5)
+        first.append(rows[:cut])
+        second.append(rows[cut:])
+    return np.sort(np.concatenate(first)), np.sort(np.concatenate(second))
 
 
 def simulated_scores(
@@ -84,48 +102,52 @@ def simulated_scores(
     embeddings: object,
     rng: np.random.Generator,
     n_sims: int,
-    worlds: int,
+    splits: int,
 ) -> dict[str, SimulatedScores]:
-    """The unit's simulated SRB scores per associated gender, at both levels."""
+    """The unit's simulated SRB scores per associated gender, and those of ``splits``
+    random splits into halves (each half's own score and its own simulated ones), all
+    scored in one stacked pass."""
     names = [g for g in GROUPS if unit.masks[g].any()]
     groups = np.full(unit.counts.n_documents, -1, dtype=np.int64)
     for gi, g in enumerate(names):
         groups[unit.masks[g]] = gi
     associated = (names.index("AF"), names.index("AM")) if {"AF", "AM"} <= set(names) else None
-    model = fit_model(unit.counts, groups, associated)
-    totals, texts = simulate(model, n_sims, rng)
-    first = _scores(unit, model, names, totals, config, embeddings)
-    n_worlds = min(worlds, n_sims)
-    second_totals = (
-        np.concatenate(
-            [simulate(refit(model, totals[w], texts[w]), n_sims, rng)[0] for w in range(n_worlds)]
+    parts = [np.arange(unit.counts.n_documents)]
+    for _ in range(splits):
+        parts.extend(split_halves(groups, rng))
+    observed = np.stack(
+        [
+            np.stack([unit.counts.totals(rows[groups[rows] == g]) for g in range(len(names))])
+            for rows in parts
+        ]
+    ).astype(np.float64)
+    outside = np.stack([unit.counts.totals(rows[groups[rows] < 0]) for rows in parts])
+    real, marked = _scores(unit, names, observed, outside.astype(np.float64), config, embeddings)
+    model = fit_model(unit.counts, groups, associated, marked[0], len(names))
+    half = replace(model, texts=model.texts / 2.0, other=model.other / 2.0)
+    totals = np.concatenate([simulate(model, n_sims, rng)[0], simulate(half, n_sims, rng)[0]])
+    other = np.concatenate([np.tile(m.other, (n_sims, 1)) for m in (model, half)])
+    simulated, _ = _scores(unit, names, totals, other, config, embeddings)
+    out = {}
+    for g in ("F", "M"):
+        out[g] = SimulatedScores(
+            first=simulated[g][:n_sims],
+            halves=real[g][1:].reshape(splits, 2),
+            half_draws=simulated[g][n_sims:],
         )
-        if n_worlds
-        else np.empty((0, *totals.shape[1:]))
-    )
-    second = (
-        _scores(unit, model, names, second_totals, config, embeddings)
-        if n_worlds
-        else {g: np.empty(0) for g in ("F", "M")}
-    )
-    return {
-        g: SimulatedScores(first=first[g], second=second[g].reshape(n_worlds, n_sims))
-        for g in ("F", "M")
-    }
+    return out
 
 
 def calibrate_rows(
-    rows: list[dict[str, object]],
-    draws: list[np.ndarray],
-    ratios: list[np.ndarray],
-    config: AnalysisConfig,
+    rows: list[dict[str, object]], simulated: list[SimulatedScores], config: AnalysisConfig
 ) -> None:
-    """Fill the interval columns of the score ``rows`` (their level-one ``draws`` in the
-    same order) from the run's pooled calibration ``ratios``."""
+    """Fill the interval columns of the score ``rows`` from their ``simulated`` scores
+    (same order), calibrated on the run's pooled split halves."""
+    ratios = [half_ratios(s.halves, s.half_draws) for s in simulated]
     calibration = calibrate_simulated(
         np.concatenate(ratios) if ratios else np.empty(0), config.ci_level
     )
-    for row, first in zip(rows, draws, strict=True):
+    for row, sims in zip(rows, simulated, strict=True):
         score = row["score"]
         estimate = float(score) if isinstance(score, (int, float)) else float("nan")
         g = str(row["gender"])
@@ -134,6 +156,6 @@ def calibrate_rows(
             "S_F": int(row["n_words_specified_F"]),  # type: ignore[call-overload]
             "S_M": int(row["n_words_specified_M"]),  # type: ignore[call-overload]
         }
-        lo, hi, note = simulated_interval(estimate, first, calibration, sizes)
+        lo, hi, note = simulated_interval(estimate, sims.first, calibration, sizes, sims.halves)
         row.update(ci_low=lo, ci_high=hi, interval_note=note, **calibration.columns())
         row.update(interval_scheme=SIMULATED, interval_draws=config.n_simulations)
