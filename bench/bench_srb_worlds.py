@@ -55,6 +55,7 @@ WORLDS = {
     "A": World("A", words=600, length=40, texts=60, mix=0.75, concentration=3000.0),
     "B": World("B", words=2000, length=80, texts=120, mix=0.9, concentration=1000.0),
     "C": World("C", words=1200, length=25, texts=300, mix=0.7, concentration=20000.0),
+    "D": World("D", words=1000, length=120, texts=40, mix=0.6, concentration=300.0),
 }
 
 
