@@ -287,6 +287,13 @@ def test_simulated_interval_is_the_calibrated_multiple_of_the_simulated_spread()
     assert undefined[2] == "the statistic itself is undefined"
     withheld = calibrate_simulated(np.ones(3), 0.95)
     assert simulated_interval(0.3, draws, withheld)[2] == withheld.reason
+    # the halves' spread floors the simulated one: halves 0.4 apart show sqrt(0.16 / 2)
+    # at half the size, over sqrt(2) at the full size
+    apart = np.array([[0.1, 0.5], [0.5, 0.1]])
+    wide = simulated_interval(0.3, draws * 0.1, cal, None, apart)
+    assert wide[1] - 0.3 == pytest.approx(2.5 * np.sqrt(0.16 / 2) / np.sqrt(2))
+    close = simulated_interval(0.3, draws, cal, None, np.array([[0.3, 0.31], [0.3, 0.3]]))
+    assert close[1] == pytest.approx(0.3 + half)  # the simulated spread is the larger
 
 
 def test_fitted_world_differs_only_at_the_marked_words() -> None:
