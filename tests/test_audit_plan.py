@@ -84,14 +84,19 @@ def test_the_plan_prints_cost_and_writes_nothing(
     assert "narratives named_female_share: " in stdout and "detectable difference" in stdout
 
 
+#: Narratives on two personas models, the second writing few women.
+_SKEWED_NARRATIVES = (
+    "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
+    "--model-option", "b:female_share=0.05", "--baseline", "a", "--studies", "narratives",
+)  # fmt: skip
+
+
 def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "audit"
     args = (
-        "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
-        "--model-option", "b:female_share=0.05", "--baseline", "a",
-        "--studies", "narratives", "--detect", "narratives:named_female_share=0.4",
+        *_SKEWED_NARRATIVES, "--detect", "narratives:named_female_share=0.4",
         "--out", str(out),
     )  # fmt: skip
     assert gasp_exit_code(monkeypatch, *args, "--max-requests", "10") == 2
@@ -276,11 +281,7 @@ def test_a_resumed_folder_refuses_sizes_planned_for_other_inputs_and_names_them(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     out = tmp_path / "audit"
-    args = (
-        "audit", "--quick", "-m", "a=mock/personas", "-m", "b=mock/personas",
-        "--model-option", "b:female_share=0.05", "--baseline", "a",
-        "--studies", "narratives", "--out", str(out),
-    )  # fmt: skip
+    args = (*_SKEWED_NARRATIVES, "--out", str(out))
     target = ("--detect", "narratives:named_female_share=0.4")
     assert gasp_exit_code(monkeypatch, *args, *target) == 0
     capsys.readouterr()
