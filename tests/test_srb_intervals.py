@@ -383,3 +383,27 @@ def test_the_study_calibrates_its_intervals_and_says_so(tmp_path: Path) -> None:
 
     html = render_audit_report(saved, tmp_path).read_text()
     assert "intervals calibrated on 12 simulations of this run" in html
+
+
+def test_the_calibration_sentence_names_only_the_splits_it_pooled() -> None:
+    from gasp.stats import describe_simulated
+
+    settings = {"interval_draws": 30, "interval_level": 0.95, "interval_seed": 0}
+    given = describe_simulated(
+        settings,
+        {"simulated_coverage": 0.95, "calibration_ratios": 80, "interval_factor": 2.1,
+         "nominal_coverage": 0.93},
+    )  # fmt: skip
+    assert given.startswith(
+        "intervals calibrated on 30 simulations of this run's data per score and 80 random "
+        "splits of its generations into halves; nominal 95%, simulated coverage 95% on "
+        "held-out split halves (score ± 2.10 spreads"
+    )
+    assert "would have covered 93%); seed 0" in given
+    none = describe_simulated(
+        settings, {"calibration_ratios": 0, "reason": "the statistic itself is undefined"}
+    )
+    assert none == (
+        "intervals calibrated on 30 simulations of this run's data per score; nominal 95%, "
+        "no simulated coverage (the statistic itself is undefined); seed 0"
+    )

@@ -305,7 +305,7 @@ def describe_simulated(settings: Mapping[str, Any], calibration: Mapping[str, An
         )
     halves = (
         f" and {int(pooled):,} random splits of its generations into halves"
-        if pooled is not None and np.isfinite(float(pooled))
+        if pooled is not None and np.isfinite(float(pooled)) and float(pooled) > 0
         else ""
     )
     return (
