@@ -4,28 +4,30 @@ A statistic of marked-word sets (an SRB score) has no formula for its variance, 
 subsample interval's extrapolation to the full size holds in some worlds and not in
 others. Here the run's own word model is fitted and simulated (the caller does that):
 
-* the spread: ``R`` data sets drawn from the model fitted to the data; their scores'
-  standard deviation ``s*`` is the score's spread in the fitted world. How far ``s*``
-  misstates the real spread depends on the world (a fitted world is never the true one);
-* the width: each unit's generations are split at random into two halves (within each
+* the spread: ``R`` data sets drawn from the model fitted to the data at its size, and
+  ``R`` at half its size; their scores' standard deviations ``s*`` and ``s*_half`` are the
+  score's spread in the fitted world. How far they misstate the real spread depends on
+  the world (a fitted world is never the true one);
+* the halves: each unit's generations are split at random into two halves (within each
   group), ``K`` times. Two disjoint halves of independent generations are two
   independent samples of half the size from the true world, so their scores' difference
-  ``theta_A - theta_B`` has the real spread of a half-size score, model-free. A model is
-  fitted on each half and simulated, as for the whole run, giving ``s*_A`` and ``s*_B``.
-  The factor a half-size interval needs to cover is
-  ``|theta_A - theta_B| / sqrt(s*_A^2 + s*_B^2)`` (:func:`half_ratios`): about 1.96 at
-  95% where the simulation states the spread right, 1.96 / k where it over-states it
-  k times.
+  ``theta_A - theta_B`` has the real spread of a half-size score, model-free
+  (:func:`split_spread`).
 
-The interval is ``estimate -+ c s*``. ``c`` is the split-conformal quantile (the
+A score's spread is the larger of ``s*`` and what its halves show, scaled to the full
+size as a mean's (the interval never claims less variation than the run's halves show).
+The factor a split needs is ``|theta_A - theta_B| / (sqrt(2) spread_half)`` with the same
+floor at half the size, that split left out (:func:`half_ratios`): about 1.96 at 95%
+where the spread is right, 1.96 / k where it over-states it k times. The interval is
+``estimate -+ c spread``, ``c`` the split-conformal quantile (the
 ``ceil(level (n + 1))``-th smallest) of the ``n`` ratios pooled over the scores of the
-run (:func:`calibrate_simulated`): the width is set by how the fitted world's spread
-compares with the real one on the run's own data, measured at half the size and applied
-at the full size. The run's coverage is measured out of sample: the share of the pooled
-split halves covered by the factor calibrated on all the others (leave one out). Where
-fewer than :data:`MIN_CALIBRATION_RATIOS` ratios are defined, or that coverage stays
-below :data:`MIN_SIMULATED_COVERAGE`, or no finite factor covers, every interval is
-withheld with the reason.
+run (:func:`calibrate_simulated`): the width is set by how the spread compares with the
+real one on the run's own data, measured at half the size and applied at the full size.
+The run's coverage is measured out of sample: the share of the pooled split halves
+covered by the factor calibrated on all the others (leave one out). Where fewer than
+:data:`MIN_CALIBRATION_RATIOS` ratios are defined, or that coverage stays below
+:data:`MIN_SIMULATED_COVERAGE`, or no finite factor covers, every interval is withheld
+with the reason.
 """
 
 from __future__ import annotations

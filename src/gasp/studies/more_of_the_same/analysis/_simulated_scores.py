@@ -1,10 +1,10 @@
 """SRB scores of a unit's simulated data sets and of its split halves (the calibration).
 
 The run's spread: ``n_sims`` data sets drawn from the unit's fitted word model
-(:mod:`._simulated`), whose scores' spread is the spread of the score in the fitted
-world. The calibration: the unit's generations split at random into two halves (within
-each group), each half scored as the data are and simulated from a model fitted on it,
-which shows how the simulated spread compares with the real one on the run's own data
+(:mod:`._simulated`) at the run's size and ``n_sims`` at half of it, whose scores' spread
+is the spread of the score in the fitted world. The calibration: the unit's generations
+split at random into two halves (within each group), each half scored as the data are,
+which shows how that spread compares with the real one on the run's own data
 (:func:`gasp.stats.half_ratios`, :func:`gasp.stats.calibrate_simulated`).
 """
 
@@ -104,9 +104,10 @@ def simulated_scores(
     n_sims: int,
     splits: int,
 ) -> dict[str, SimulatedScores]:
-    """The unit's simulated SRB scores per associated gender, and those of ``splits``
-    random splits into halves (each half's own score and its own simulated ones), all
-    scored in one stacked pass."""
+    """The unit's SRB scores per associated gender: simulated at the run's size and at
+    half of it from the model fitted on the words the data mark, and those of the two
+    halves of ``splits`` random splits (the data's own, scored in one stacked pass with
+    the whole data, whose marked words fit the model)."""
     names = [g for g in GROUPS if unit.masks[g].any()]
     groups = np.full(unit.counts.n_documents, -1, dtype=np.int64)
     for gi, g in enumerate(names):
