@@ -112,13 +112,11 @@ def fit_model(
     groups: np.ndarray,
     associated: tuple[int, int] | None,
     marked: np.ndarray,
-    n_groups: int | None = None,
 ) -> WordModel:
-    """The word model of a unit whose generations fall into the rows ``groups``
-    (``n_groups`` rows, by default one past the largest; a group may be empty), whose
+    """The word model of a unit whose generations fall into the rows ``groups`` and whose
     statistic marks the words ``marked`` (a mask over the vocabulary)."""
     matrix = counts.matrix
-    n_groups = int(groups.max()) + 1 if n_groups is None else n_groups
+    n_groups = int(groups.max()) + 1
     lengths = np.asarray(matrix.sum(axis=1)).ravel().astype(np.float64)
     dispersion = word_dispersion(counts, groups)
     totals = np.zeros((n_groups, matrix.shape[1]))

@@ -45,10 +45,11 @@ def _scores(
     other: np.ndarray,
     config: AnalysisConfig,
     embeddings: object,
+    marking: int = 0,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """SRB scores per associated gender of group totals (sets x groups x words), each set
     with the totals ``other`` (sets x words) of the generations outside every group, and
-    which words each set marks in any comparison (sets x words)."""
+    which words the first ``marking`` sets mark in any comparison (marking x words)."""
     n_sims, n_groups, n_words = totals.shape
     specs = _specs_for(unit.masks)
     topic = totals.sum(axis=1, keepdims=True) + other[:, None, :]
@@ -68,10 +69,11 @@ def _scores(
     ]
     sets = marked_sets(unit.counts.vocabulary, stacked, pairs, n_sims * len(specs), config)
     triples: list[tuple[list[str], list[str], list[str]]] = []
-    marked = np.zeros((n_sims, n_words), dtype=bool)
-    for s in range(n_sims):
+    marked = np.zeros((marking, n_words), dtype=bool)
+    for s in range(marking):
         words = [w for si in range(len(specs)) for w in sets[s * len(specs) + si]]
         marked[s, unit.counts.index_of(words)] = True
+    for s in range(n_sims):
         found = {
             (spec.source, spec.gender): list(sets[s * len(specs) + si])
             for si, spec in enumerate(specs)
@@ -123,8 +125,10 @@ def simulated_scores(
         ]
     ).astype(np.float64)
     outside = np.stack([unit.counts.totals(rows[groups[rows] < 0]) for rows in parts])
-    real, marked = _scores(unit, names, observed, outside.astype(np.float64), config, embeddings)
-    model = fit_model(unit.counts, groups, associated, marked[0], len(names))
+    real, marked = _scores(
+        unit, names, observed, outside.astype(np.float64), config, embeddings, marking=1
+    )
+    model = fit_model(unit.counts, groups, associated, marked[0])
     half = replace(model, texts=model.texts / 2.0, other=model.other / 2.0)
     totals = np.concatenate([simulate(model, n_sims, rng)[0], simulate(half, n_sims, rng)[0]])
     other = np.concatenate([np.tile(m.other, (n_sims, 1)) for m in (model, half)])
