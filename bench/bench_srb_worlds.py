@@ -1,7 +1,8 @@
 """Benchmark: coverage of the calibrated SRB intervals in worlds built apart from the method.
 
 Run ``python bench/bench_srb_worlds.py`` (options: ``--worlds``, ``--strengths``,
-``--replicates``, ``--truth``, ``--occupations``, ``--simulations``). Each world is drawn
+``--replicates``, ``--truth``, ``--occupations``, ``--simulations``; ``--rows FILE`` saves
+every defined score of the replicate runs with its interval and truth, as CSV). Each world is drawn
 by the generator below, which uses numpy alone (no code of the method, of
 ``gasp.testing`` or of the study's synthetic runs): word frequencies of English,
 one topic per occupation, 20 women-leaning and 20 men-leaning words with word vectors
@@ -190,9 +191,13 @@ def wilson(hits: int, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def cell(
-    world: World, strength: float, args: argparse.Namespace, rng: np.random.Generator
+    world: World,
+    strength: float,
+    args: argparse.Namespace,
+    rng: np.random.Generator,
+    saved: list[dict[str, object]],
 ) -> dict[str, object]:
-    """Coverage of one world at one strength."""
+    """Coverage of one world at one strength; each defined score's row is added to ``saved``."""
     lex = lexicon(world, rng)
     vectors = vectors_of(lex, rng)
     occupations = [occupation_rates(lex, rng) for _ in range(args.occupations)]
@@ -202,7 +207,7 @@ def cell(
     truth_rows = [scores(corpus(world, lex, occupations, strength, rng), base, vectors)
                   for _ in range(args.truth)]  # fmt: skip
     by_score = pd.concat(truth_rows).groupby(["subject", "gender"])["score"]
-    truth, truth_sd = by_score.mean(), by_score.std()
+    truth, truth_sd, truth_n = by_score.mean(), by_score.std(), by_score.count()
     config = dataclasses.replace(
         base, n_bootstrap=AnalysisConfig().n_bootstrap, n_simulations=args.simulations
     )
@@ -216,9 +221,17 @@ def cell(
         undefined += int((~np.isfinite(rows["score"])).sum())
         rows = rows[np.isfinite(rows["score"])]
         for row in rows.itertuples():
-            target = truth.get((row.subject, row.gender), np.nan)
+            key = (row.subject, row.gender)
+            target = truth.get(key, np.nan)
             if not np.isfinite(target):
                 continue
+            saved.append(
+                {"world": world.name, "strength": strength, "replicate": r,
+                 "subject": row.subject, "gender": row.gender, "score": row.score,
+                 "ci_low": row.ci_low, "ci_high": row.ci_high,
+                 "interval_factor": row.interval_factor, "truth": target,
+                 "truth_sd": truth_sd.get(key), "truth_runs": truth_n.get(key)}
+            )  # fmt: skip
             if not np.isfinite(row.ci_low):
                 withheld += 1
                 continue
@@ -261,12 +274,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--occupations", type=int, default=10)
     parser.add_argument("--simulations", type=int, default=AnalysisConfig().n_simulations)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rows", default="", help="CSV file for every defined score's row")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(args.seed)
-    rows = []
+    rows: list[dict[str, object]] = []
+    saved: list[dict[str, object]] = []
     for name in args.worlds.split(","):
         for strength in (float(s) for s in args.strengths.split(",")):
-            rows.append(cell(WORLDS[name], strength, args, rng))
+            rows.append(cell(WORLDS[name], strength, args, rng, saved))
+            if args.rows:
+                pd.DataFrame(saved).to_csv(args.rows, index=False)
             print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1))
     table = pd.DataFrame(rows)
     print()

@@ -39,12 +39,7 @@ from gasp.stats import (
     splits_per_unit,
 )
 from gasp.studies.more_of_the_same.analysis import AnalysisConfig
-from gasp.studies.more_of_the_same.analysis._simulated import (
-    fit_model,
-    simulate,
-    word_dispersion,
-    world_probabilities,
-)
+from gasp.studies.more_of_the_same.analysis._simulated import fit_world, group_sizes, simulate
 from gasp.studies.more_of_the_same.report._audit_how import no_interval_sentence
 from gasp.testing import (
     PlantedWorld,
@@ -296,47 +291,58 @@ def test_simulated_interval_is_the_calibrated_multiple_of_the_simulated_spread()
     assert close[1] == pytest.approx(0.3 + half)  # the simulated spread is the larger
 
 
+def _counts(rows: list[list[int]]) -> DocTermCounts:
+    """Counts of generations over words named w0, w1, ..."""
+    matrix = sp.csr_matrix(np.array(rows, dtype=np.int64))
+    return DocTermCounts(matrix, np.array([f"w{i}" for i in range(matrix.shape[1])], dtype=object))
+
+
 def test_fitted_world_differs_only_at_the_marked_words() -> None:
-    totals = np.array([[30.0, 10.0, 60.0], [10.0, 30.0, 60.0]])
-    marked = np.array([True, False, False])
-    fitted = world_probabilities(totals, marked)
-    # word 0 keeps each group's own rate (0.3, 0.1); words 1 and 2 get the pooled rates
-    # (0.2, 0.6); each row is then normalised
-    expected = np.array([[0.3, 0.2, 0.6], [0.1, 0.2, 0.6]])
-    expected /= expected.sum(axis=1, keepdims=True)
-    assert fitted == pytest.approx(expected)
-    assert world_probabilities(totals, np.zeros(3, dtype=bool))[0] == pytest.approx([0.2, 0.2, 0.6])
-    assert (world_probabilities(np.zeros((2, 3)), marked) == 0).all()
+    # group 0 uses w0, group 1 never does; w1 and w2 are unmarked
+    counts = _counts([[3, 0, 1], [1, 0, 1], [0, 2, 1], [0, 4, 1]])
+    world = fit_world(counts, np.array([0, 0, 1, 1]), None, np.array([True, False, False]))
+    totals, other = simulate(world, 4000, np.random.default_rng(0))
+    assert totals.shape == (4000, 2, 3) and (other == 0).all()
+    # at the marked word each group draws its own two generations: 2 x mean(3, 1), and 0
+    assert totals[:, 0, 0].mean() == pytest.approx(4.0, rel=0.03)
+    assert (totals[:, 1, 0] == 0).all()
+    # at the others both draw two generations of the pool: 2 x mean(0, 0, 2, 4) and 2 x 1
+    assert totals[:, :, 1].mean(axis=0) == pytest.approx([3.0, 3.0], rel=0.05)
+    assert (totals[:, :, 2] == 2).all()
+    # nothing marked: both groups are drawn from the same pool
+    same, _ = simulate(dataclasses.replace(world, marked=np.zeros(3, dtype=bool)), 4000,
+                       np.random.default_rng(1))  # fmt: skip
+    assert same[:, 0, 0].mean() == pytest.approx(same[:, 1, 0].mean(), rel=0.05)
 
 
-def test_dispersion_and_simulated_totals_match_their_model() -> None:
-    rng = np.random.default_rng(1)
-    n_texts, n_words = 400, 50
-    p = rng.dirichlet(np.full(n_words, 5.0))
-    poisson = sp.csr_matrix(rng.poisson(np.outer(np.full(n_texts, 40), p)))
-    groups = np.repeat([0, 1], n_texts // 2)
-    counts = DocTermCounts(poisson, np.array([f"w{i:02d}" for i in range(n_words)], dtype=object))
-    assert np.median(word_dispersion(counts, groups)) == pytest.approx(1.0, abs=0.1)
-    # each text uses each word at its own rate (bursts); a longer text alone is no burst
-    bursty = rng.poisson(
-        np.outer(np.full(n_texts, 40), p) * rng.gamma(0.5, 2.0, (n_texts, n_words))
-    )
-    bursty_counts = DocTermCounts(sp.csr_matrix(bursty), counts.vocabulary)
-    # a gamma rate of variance 2 per text and word: variance mu (1 + 2 mu), mu = 40 p
-    expected = 1.0 + 2.0 * 40 * p
-    ratio = word_dispersion(bursty_counts, groups) / expected
-    assert np.median(ratio) == pytest.approx(1.0, rel=0.2)
-    model = fit_model(counts, groups, associated=(0, 1), marked=np.zeros(n_words, dtype=bool))
-    totals, texts = simulate(model, 4000, rng)
-    assert (texts.sum(axis=1) == n_texts).all()  # the associated split keeps the total
-    assert texts[:, 0].std() == pytest.approx(np.sqrt(n_texts * 0.25), rel=0.1)
-    wide = dataclasses.replace(model, dispersion=np.full(n_words, 3.0))
-    totals, _ = simulate(wide, 4000, rng)
-    mean = totals[:, 1].mean(axis=0)
-    expected = model.texts[1] * model.mean_tokens[1] * model.probs[1]
-    assert mean == pytest.approx(expected, rel=0.05)
-    ratio = totals[:, 1].var(axis=0) / mean
-    assert np.median(ratio) == pytest.approx(3.0, rel=0.15)  # variance phi times the mean
+def test_simulated_generations_are_drawn_whole() -> None:
+    # a group written half in one style (w0, w1) and half in another (w2, w3): a data set
+    # with more of one style has more of both its words, and fewer of the other's
+    rows = [[5, 5, 0, 0]] * 20 + [[0, 0, 5, 5]] * 20
+    world = fit_world(_counts(rows), np.zeros(40, dtype=np.int64), None, np.ones(4, dtype=bool))
+    totals, _ = simulate(world, 2000, np.random.default_rng(2))
+    group = totals[:, 0]
+    assert np.corrcoef(group[:, 0], group[:, 1])[0, 1] == pytest.approx(1.0)
+    assert np.corrcoef(group[:, 0], group[:, 2])[0, 1] == pytest.approx(-1.0)
+    # 40 generations drawn with replacement: w0's total is 5 x Binomial(40, 1/2)
+    assert group[:, 0].std() == pytest.approx(5 * np.sqrt(40 * 0.25), rel=0.1)
+
+
+def test_group_sizes_split_the_associated_generations_at_random() -> None:
+    groups = np.repeat([0, 1, 2], [150, 250, 41])
+    world = fit_world(_counts([[1, 1]] * groups.size), groups, (0, 1), np.zeros(2, dtype=bool))
+    rng = np.random.default_rng(3)
+    sizes = group_sizes(world, 4000, rng, half=False)
+    assert (sizes[:, 0] + sizes[:, 1] == 400).all() and (sizes[:, 2] == 41).all()
+    assert sizes[:, 0].mean() == pytest.approx(150, rel=0.01)
+    assert sizes[:, 0].std() == pytest.approx(np.sqrt(400 * 0.375 * 0.625), rel=0.1)
+    halves = group_sizes(world, 4000, rng, half=True)
+    assert (halves[:, 0] + halves[:, 1] == 200).all()
+    assert set(np.unique(halves[:, 2])) == {20, 21}  # the odd one rounded either way
+    assert halves[:, 0].mean() == pytest.approx(75, rel=0.02)
+    _, other = simulate(fit_world(_counts([[2, 4]] * 4), np.array([0, 0, -1, -1]), None,
+                                  np.zeros(2, dtype=bool)), 3, rng, half=True)  # fmt: skip
+    assert (other == [[2.0, 4.0]] * 3).all()  # half the totals outside every group
 
 
 def test_the_study_calibrates_its_intervals_and_says_so(tmp_path: Path) -> None:

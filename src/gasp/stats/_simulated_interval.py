@@ -2,9 +2,10 @@
 
 A statistic of marked-word sets (an SRB score) has no formula for its variance, and the
 subsample interval's extrapolation to the full size holds in some worlds and not in
-others. Here the run's own word model is fitted and simulated (the caller does that):
+others. Here a world is fitted to the run's own data and simulated (the caller does
+that):
 
-* the spread: ``R`` data sets drawn from the model fitted to the data at its size, and
+* the spread: ``R`` data sets drawn from the world fitted to the data at its size, and
   ``R`` at half its size; their scores' standard deviations ``s*`` and ``s*_half`` are the
   score's spread in the fitted world. How far they misstate the real spread depends on
   the world (a fitted world is never the true one);

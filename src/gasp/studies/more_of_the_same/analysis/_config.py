@@ -54,7 +54,7 @@ class AnalysisConfig:
         n_bootstrap: subsamples behind the interval of each SRB score, half of them at
             ``subsample_fraction`` and half at its square root (0 switches the intervals
             off); see :meth:`srb_interval_scheme`. Used only with ``n_simulations=0``.
-        n_simulations: data sets simulated from each unit's fitted word model at the
+        n_simulations: data sets simulated from each unit's fitted world at the
             run's size (and as many at half of it) behind the interval of each SRB score,
             whose width is calibrated on random splits of the run into halves
             (``docs/intervals.md``); 0 uses the subsample interval instead, and
@@ -168,7 +168,7 @@ class AnalysisConfig:
             "interval_splits_per_unit": CALIBRATION_SPLITS,
             "interval_seed": self.seed,
             "interval_level": self.ci_level,
-            "interval_unit": "data sets simulated from the run's fitted word model",
+            "interval_unit": "data sets resampled from the run's fitted world",
         }
 
     def mean_interval_scheme(self) -> IntervalScheme:

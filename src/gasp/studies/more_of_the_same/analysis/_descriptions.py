@@ -22,7 +22,7 @@ generations and ``min_share`` of its unspecified generations, and when it has
 generations naming women and men; the others are listed with the reason.
 
 Beyond the paper, each score gets an interval calibrated on simulations of the run's
-own word model (:mod:`._simulated`, :mod:`._simulated_scores`; ``n_simulations``; with 0,
+own fitted world (:mod:`._simulated`, :mod:`._simulated_scores`; ``n_simulations``; with 0,
 from subsamples as before; seeded; ``docs/intervals.md``), the mean scores across units get
 units (occupations), and a permutation test shuffles the associated labels ``F``/``M``
 among each unit's associated generations (named word sets fixed) and recomputes both

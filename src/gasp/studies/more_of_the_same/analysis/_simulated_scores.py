@@ -1,26 +1,24 @@
 """SRB scores of a unit's simulated data sets and of its split halves (the calibration).
 
-The run's spread: ``n_sims`` data sets drawn from the unit's fitted word model
-(:mod:`._simulated`) at the run's size and ``n_sims`` at half of it, whose scores' spread
-is the spread of the score in the fitted world. The calibration: the unit's generations
-split at random into two halves (within each group), each half scored as the data are,
-which shows how that spread compares with the real one on the run's own data
-(:func:`gasp.stats.half_ratios`, :func:`gasp.stats.calibrate_simulated`).
+The run's spread: ``n_sims`` data sets drawn from the unit's fitted world
+(:mod:`._simulated`: its generations resampled) at the run's size and ``n_sims`` at
+half of it, whose scores' spread is the spread of the score in the fitted world. The
+calibration: the unit's generations split at random into two halves (within each
+group), each half scored as the data are, which shows how that spread compares with the
+real one on the run's own data (:func:`gasp.stats.half_ratios`,
+:func:`gasp.stats.calibrate_simulated`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
 from gasp.stats import SIMULATED, calibrate_simulated, half_ratios, simulated_interval
 from gasp.studies.more_of_the_same.analysis._config import AnalysisConfig
 from gasp.studies.more_of_the_same.analysis._resampled import Pair, marked_sets
-from gasp.studies.more_of_the_same.analysis._simulated import (
-    fit_model,
-    simulate,
-)
+from gasp.studies.more_of_the_same.analysis._simulated import fit_world, simulate
 from gasp.studies.more_of_the_same.analysis._units import GROUPS, Unit, _specs_for, _srb_many
 
 
@@ -28,9 +26,9 @@ from gasp.studies.more_of_the_same.analysis._units import GROUPS, Unit, _specs_f
 class SimulatedScores:
     """One associated gender's scores (NaN where undefined).
 
-    ``first`` (sims) are simulated from the unit's fitted model; ``halves`` (splits x 2)
+    ``first`` (sims) are simulated from the unit's fitted world; ``halves`` (splits x 2)
     are the scores of the two halves of each split of the unit's generations and
-    ``half_draws`` (sims) those simulated from the same model at half the size.
+    ``half_draws`` (sims) those simulated from the same world at half the size.
     """
 
     first: np.ndarray
@@ -107,9 +105,9 @@ def simulated_scores(
     splits: int,
 ) -> dict[str, SimulatedScores]:
     """The unit's SRB scores per associated gender: simulated at the run's size and at
-    half of it from the model fitted on the words the data mark, and those of the two
+    half of it from the world fitted on the words the data mark, and those of the two
     halves of ``splits`` random splits (the data's own, scored in one stacked pass with
-    the whole data, whose marked words fit the model)."""
+    the whole data, whose marked words fit the world)."""
     names = [g for g in GROUPS if unit.masks[g].any()]
     groups = np.full(unit.counts.n_documents, -1, dtype=np.int64)
     for gi, g in enumerate(names):
@@ -128,10 +126,10 @@ def simulated_scores(
     real, marked = _scores(
         unit, names, observed, outside.astype(np.float64), config, embeddings, marking=1
     )
-    model = fit_model(unit.counts, groups, associated, marked[0])
-    half = replace(model, texts=model.texts / 2.0, other=model.other / 2.0)
-    totals = np.concatenate([simulate(model, n_sims, rng)[0], simulate(half, n_sims, rng)[0]])
-    other = np.concatenate([np.tile(m.other, (n_sims, 1)) for m in (model, half)])
+    world = fit_world(unit.counts, groups, associated, marked[0])
+    full, half = simulate(world, n_sims, rng), simulate(world, n_sims, rng, half=True)
+    totals = np.concatenate([full[0], half[0]])
+    other = np.concatenate([full[1], half[1]])
     simulated, _ = _scores(unit, names, totals, other, config, embeddings)
     out = {}
     for g in ("F", "M"):
