@@ -36,8 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from gasp.studies.more_of_the_same.analysis._resampled import group_totals
 from gasp.text import DocTermCounts
 
 
@@ -45,13 +45,13 @@ from gasp.text import DocTermCounts
 class FittedWorld:
     """The fitted world of one unit: its generations, in their groups.
 
-    ``matrix`` holds the unit's counts (generations x words); ``members`` the rows of each
+    ``counts`` holds the unit's counts (generations x words); ``members`` the rows of each
     group; ``marked`` (words) the words at which a group keeps its own generations;
     ``other`` (words) the totals of the generations outside every group; ``associated``
     the two groups whose sizes are drawn together (women, men), or None.
     """
 
-    matrix: sp.csr_matrix
+    counts: DocTermCounts
     members: tuple[np.ndarray, ...]
     marked: np.ndarray
     other: np.ndarray
@@ -74,7 +74,7 @@ def fit_world(
     vocabulary)."""
     n_groups = int(groups.max()) + 1
     return FittedWorld(
-        matrix=counts.matrix.astype(np.float64).tocsr(),
+        counts=counts,
         members=tuple(np.flatnonzero(groups == g) for g in range(n_groups)),
         marked=np.asarray(marked, dtype=bool),
         other=counts.totals(groups < 0).astype(np.float64),
@@ -104,22 +104,17 @@ def group_sizes(
     return sizes
 
 
-def _drawn_totals(
-    matrix: sp.csr_matrix, rows: list[np.ndarray], sizes: np.ndarray, rng: np.random.Generator
+def _draws(
+    rows: list[np.ndarray], sizes: np.ndarray, n_documents: int, rng: np.random.Generator
 ) -> np.ndarray:
-    """Summed counts of generations drawn with replacement: for data set ``s`` and group
-    ``g``, ``sizes[s, g]`` rows of ``rows[g]`` (sims x groups x words)."""
+    """How often each generation is drawn, with replacement, into each group of each data
+    set: ``sizes[s, g]`` rows of ``rows[g]`` (sims x groups rows, one column per generation)."""
     n_sims, n_groups = sizes.shape
-    picked = [
-        rows[g][rng.integers(0, rows[g].size, int(sizes[:, g].sum()))] for g in range(n_groups)
-    ]
-    target = [np.repeat(np.arange(n_sims) * n_groups + g, sizes[:, g]) for g in range(n_groups)]
-    columns = np.concatenate(picked)
-    weights = sp.csr_matrix(
-        (np.ones(columns.size), (np.concatenate(target), columns)),
-        shape=(n_sims * n_groups, matrix.shape[0]),
-    )
-    return np.asarray((weights @ matrix).toarray()).reshape(n_sims, n_groups, -1)
+    weights = np.zeros((n_sims * n_groups, n_documents))
+    for g in range(n_groups):
+        picked = rows[g][rng.integers(0, rows[g].size, int(sizes[:, g].sum()))]
+        np.add.at(weights, (np.repeat(np.arange(n_sims) * n_groups + g, sizes[:, g]), picked), 1.0)
+    return weights
 
 
 def simulate(
@@ -131,10 +126,15 @@ def simulate(
     outside every group (sims x words; half of the data's at half the size).
     """
     sizes = group_sizes(world, n_sims, rng, half)
-    n_groups = sizes.shape[1]
-    totals = _drawn_totals(world.matrix, [world.pool] * n_groups, sizes, rng)
+    n_sims, n_groups = sizes.shape
+    n_documents = world.counts.n_documents
+    pooled = _draws([world.pool] * n_groups, sizes, n_documents, rng)
+    totals = group_totals(world.counts, pooled).reshape(n_sims, n_groups, -1)
     if world.marked.any():
-        own = _drawn_totals(world.matrix[:, world.marked], list(world.members), sizes, rng)
-        totals[:, :, world.marked] = own
+        own = _draws(list(world.members), sizes, n_documents, rng)
+        at_marked = DocTermCounts(
+            world.counts.matrix[:, world.marked], world.counts.vocabulary[world.marked]
+        )
+        totals[:, :, world.marked] = group_totals(at_marked, own).reshape(n_sims, n_groups, -1)
     other = np.tile(world.other / (2.0 if half else 1.0), (n_sims, 1))
     return totals, other
