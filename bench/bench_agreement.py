@@ -25,7 +25,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_audit_null import JOBS, SUBJECTS, _tables
-from gasp.audit import compare_readings
+from gasp.auditing import compare_readings
 from gasp.results import AuditResults
 from gasp.studies import get_study_type
 

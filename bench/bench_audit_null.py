@@ -20,7 +20,7 @@ import time
 import numpy as np
 import pandas as pd
 
-from gasp.audit import DifferenceSettings, Scorecard, compare_readings, correct
+from gasp.auditing import DifferenceSettings, Scorecard, compare_readings, correct
 from gasp.results import AuditResults
 from gasp.studies import get_study_type
 

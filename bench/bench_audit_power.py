@@ -7,7 +7,7 @@ of a statistic over continuous units), it plans the units that find a planted di
 with 80% power at the level after the scorecard's Benjamini-Hochberg correction (the
 level divided by the number of comparisons), then draws that many units for two models
 whose difference is the planted one, tests it with the audit's own test
-(:func:`gasp.audit.compare_readings`, the studies' own headline metrics) and prints the
+(:func:`gasp.auditing.compare_readings`, the studies' own headline metrics) and prints the
 share of replicates in which it is found (target: 0.75 to 0.90).
 """
 
@@ -20,8 +20,8 @@ import time
 import numpy as np
 import pandas as pd
 
-from gasp.audit import DifferenceSettings, Effect, compare_readings, units_needed
-from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
+from gasp.auditing import DifferenceSettings, Effect, compare_readings, units_needed
+from gasp.auditing._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
 from gasp.results import HeadlineMetric, MetricReading, mean_of, share_reading
 from gasp.studies import get_study_type
 

@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from bench_audit_null import add_study
-from gasp.audit import DifferenceSettings, Scorecard, correct
+from gasp.auditing import DifferenceSettings, Scorecard, correct
 from gasp.results import AuditResults
 from gasp.stats import wilson_interval
 

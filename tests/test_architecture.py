@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("report framework", ("report",)),
     ("studies", ("studies",)),
     ("pipeline and interop", ("pipeline", "interop", "testing")),
-    ("audit", ("audit",)),
+    ("audit", ("auditing",)),
     ("public API", ("_api",)),
     ("command line", ("cli", "__init__", "__main__")),
 )
@@ -181,7 +181,7 @@ def test_the_rules_can_fail() -> None:
 
 #: The audit's scorecard modules: they read saved results only.
 SCORECARD_MODULES = tuple(
-    f"gasp.audit.{m}" for m in ("_scorecard", "_difference", "_page", "_junit", "_compare", "_gate")
+    f"gasp.auditing.{m}" for m in ("_scorecard", "_difference", "_page", "_junit", "_compare", "_gate")
 )
 
 
@@ -195,8 +195,8 @@ def test_the_scorecard_reads_saved_results_and_only_the_api_and_cli_import_the_a
             top = target.split(".")[1]
             study_package = _package_of(target).startswith("gasp.studies.")
             return top in ENGINE or study_package
-        users = ("gasp.cli", "gasp.audit", "gasp._api")
-        return target.startswith("gasp.audit") and not source.startswith(users)
+        users = ("gasp.cli", "gasp.auditing", "gasp._api")
+        return target.startswith("gasp.auditing") and not source.startswith(users)
 
     assert _violations(forbidden) == []
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _cli import gasp_exit_code
-from gasp.audit import SCHEMA_FILE
+from gasp.auditing import SCHEMA_FILE
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from _cli import gasp_exit_code
-from gasp.audit import AuditModel, Scorecard, judge
+from gasp.auditing import AuditModel, Scorecard, judge
 
 BASE = ("audit", "--quick", "--studies", "pronoun-pairs")
 TWO = ("-m", "a=mock/personas", "-m", "b=mock/personas", "--baseline", "a")

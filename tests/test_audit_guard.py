@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from gasp.audit import Scorecard, correct
+from gasp.auditing import Scorecard, correct
 from gasp.results import HeadlineMetric
 from gasp.studies import get_study_type
 

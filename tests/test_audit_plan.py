@@ -14,8 +14,8 @@ from scipy.stats import binom, nct, norm
 from scipy.stats import t as student_t
 
 from _cli import gasp_exit_code
-from gasp.audit import Effect, detectable, power, units_needed
-from gasp.audit._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
+from gasp.auditing import Effect, detectable, power, units_needed
+from gasp.auditing._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS
 from gasp.testing import FakeOpenAIServer
 
 ALPHA = 0.05 / 11
@@ -164,8 +164,8 @@ def test_a_local_engine_is_timed_on_requests_spread_over_the_plan(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     from gasp import backends
-    from gasp.audit import AuditConfig, prepare_audit
-    from gasp.audit._timing import seconds_per_request
+    from gasp.auditing import AuditConfig, prepare_audit
+    from gasp.auditing._timing import seconds_per_request
 
     audit = prepare_audit(
         ["a=mock/personas"], ["pronoun-pairs"], None, tmp_path / "audit", 0.05,

@@ -9,7 +9,7 @@ import pytest
 from scipy.stats import binomtest, norm, ttest_rel
 from statsmodels.stats.multitest import multipletests
 
-from gasp.audit import DifferenceSettings, Scorecard, compare_readings, correct
+from gasp.auditing import DifferenceSettings, Scorecard, compare_readings, correct
 from gasp.results import (
     CLOSER_TO_0,
     HIGHER,

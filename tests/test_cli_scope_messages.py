@@ -12,7 +12,7 @@ import pytest
 
 import gasp
 from _cli import gasp_exit_code
-from gasp.audit import AuditConfig, prepare_audit
+from gasp.auditing import AuditConfig, prepare_audit
 from gasp.errors import ConfigError
 
 NARRATIVES = ("-m", "mock/personas", "--studies", "narratives", "--quick")

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from _cli import gasp_exit_code
-from gasp.audit import SCHEMA_FILE
+from gasp.auditing import SCHEMA_FILE
 from gasp.report import IndexEntry, write_index
 from gasp.store import RunStore
 from gasp.studies import get_study_type

@@ -8,7 +8,7 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.run` runs a study end to end in a run folder (as ``gasp run``);
 - :func:`gasp.analyze` analyses a run, a table, a DataFrame or another tool's log;
 - :func:`gasp.compare` compares analysed runs of one study;
-- :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.audit` package).
+- :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.auditing` package).
 
 Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
 package imports its own layer and those below): the base (``errors``), the core
@@ -16,7 +16,7 @@ package imports its own layer and those below): the base (``errors``), the core
 the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools' files
 in), the report framework (``report``), ``studies`` (one package per study), the
 pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:
-Inspect tasks out; ``testing``: mock backends and planted worlds), ``audit`` (many
+Inspect tasks out; ``testing``: mock backends and planted worlds), ``auditing`` (many
 runs, one scorecard), the public API above and ``cli`` (parses, calls the API, prints).
 The README's package table lists the same.
 """
@@ -31,7 +31,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gasp._api import analyze, compare, run
+    from gasp._api import analyze, audit, compare, run
     from gasp.pipeline import RunResult
 
 __version__ = "0.1.0"
@@ -42,9 +42,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "analyze": ("gasp._api", "analyze"),
     "compare": ("gasp._api", "compare"),
     "RunResult": ("gasp.pipeline", "RunResult"),
-    # The package, callable as gasp.audit(...) (its run_audit): importing gasp.audit
-    # sets this same attribute, so the two never shadow each other.
-    "audit": ("gasp.audit", None),
+    "audit": ("gasp._api", "audit"),
 }
 
 

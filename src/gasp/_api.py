@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
+    from gasp.auditing import Scorecard
     from gasp.pipeline import RunResult, Step
 
 
@@ -145,7 +146,7 @@ def compare(
     Runs of one study give the study's comparison and its report (for More of the
     Same: Table 14, Figure 4), returned as a :class:`~gasp.pipeline.RunResult`;
     ``labels`` name the runs in order. Audit folders, or runs of several studies, give
-    the audit's scorecard (``gasp.audit.compare_folders``) at significance ``level``
+    the audit's scorecard (``gasp.auditing.compare_folders``) at significance ``level``
     (default: the level the audit folders record, else the audit's default), returned
     as its ``Scorecard``.
     """
@@ -156,7 +157,7 @@ def compare(
 
     folders, folder = [Path(p) for p in paths], Path(out)
     if needs_scorecard(folders):
-        audit = importlib.import_module("gasp.audit")
+        audit = importlib.import_module("gasp.auditing")
         compare_folders = getattr(audit, "compare_folders", None)
         if compare_folders is None:
             raise ConfigError("comparing audit folders or several studies needs gasp compare")
@@ -170,6 +171,21 @@ def compare(
     )
 
 
+def audit(
+    models: Sequence[str] | str,
+    studies: Sequence[str] | str | None = None,
+    baseline: str | None = None,
+    out: str | Path = "runs/audit",
+    level: float = 0.05,
+    **options: Any,
+) -> Scorecard:
+    """Audit ``models`` on ``studies`` against ``baseline`` in the folder ``out``, as
+    ``gasp audit`` does (:func:`gasp.auditing.run_audit`), and return its scorecard."""
+    from gasp.auditing import run_audit
+
+    return run_audit(models, studies, baseline, out, level, **options)
+
+
 def _report_file(folder: Path) -> Path | None:
     from gasp.report import REPORT_FILE
 
@@ -177,4 +193,4 @@ def _report_file(folder: Path) -> Path | None:
     return path if path.is_file() else None
 
 
-__all__ = ["analyze", "compare", "run"]
+__all__ = ["analyze", "audit", "compare", "run"]

@@ -111,7 +111,7 @@ def compare(
     scorecard (scorecard.json and index.html in OUT)."""
     from rich.console import Console
 
-    from gasp.audit import compare_folders
+    from gasp.auditing import compare_folders
     from gasp.io import check_comparison_paths
     from gasp.pipeline import compare_runs, needs_scorecard
 

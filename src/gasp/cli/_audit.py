@@ -1,7 +1,7 @@
 """``gasp audit``: every chosen study for every model, one scorecard, a gate for CI.
 
-The command parses its options, calls :func:`gasp.audit.prepare_audit` and
-:func:`gasp.audit.execute` (imported when the command runs, so ``gasp --help`` stays
+The command parses its options, calls :func:`gasp.auditing.prepare_audit` and
+:func:`gasp.auditing.execute` (imported when the command runs, so ``gasp --help`` stays
 fast) and prints what the gate found.
 """
 
@@ -17,7 +17,7 @@ from gasp.cli._app import app
 from gasp.cli._names import StudiesOption, study_list
 
 if TYPE_CHECKING:
-    from gasp.audit import Scorecard
+    from gasp.auditing import Scorecard
 
 
 def print_gate(card: Scorecard) -> None:
@@ -110,8 +110,8 @@ def audit_command(
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
-    from gasp.audit import AuditConfig, execute, prepare_audit
-    from gasp.audit import plan as plan_audit
+    from gasp.auditing import AuditConfig, execute, prepare_audit
+    from gasp.auditing import plan as plan_audit
 
     config = AuditConfig(
         system_prompt_variants=list(system_prompt_variant or []),

@@ -37,7 +37,7 @@ def tour_command(
 ) -> None:
     """Run the quick version of every study (the quick audit of one model) and write the
     scorecard page linking the reports."""
-    from gasp.audit import DEFAULT_LEVEL, AuditConfig, execute, prepare_audit
+    from gasp.auditing import DEFAULT_LEVEL, AuditConfig, execute, prepare_audit
 
     config = AuditConfig(quick=True, seed=seed, model_options=list(model_option or ()), probe=True)
     names = study_list(studies, study) or None

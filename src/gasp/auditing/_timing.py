@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from gasp.audit._execute import RunSpec
-from gasp.audit._models import SERVER_PROVIDERS
+from gasp.auditing._execute import RunSpec
+from gasp.auditing._models import SERVER_PROVIDERS
 
 #: Most requests of the one batch timed on a local engine (after one that loads it).
 MAX_TIMED_BATCH = 32

@@ -6,7 +6,7 @@ of the scorecard: Benjamini-Hochberg rejects anything only when the smallest p-v
 at most ``level / m``, so that is the level a difference needs when it is the only real
 one (with more real differences the correction is milder and the power higher).
 
-Each test kind of :mod:`gasp.audit._difference` is planned with the test it uses:
+Each test kind of :mod:`gasp.auditing._difference` is planned with the test it uses:
 
 * ``mcnemar`` (a 0/1 share over shared units, compared as a value): the exact McNemar
   test, its power simulated (no library has the exact test's power); the two models'

@@ -2,7 +2,7 @@
 
 :func:`prepare_audit` checks the models, studies, options, the settings the audit
 folder already records and the paths it writes, and builds each run's
-:class:`~gasp.audit._execute.RunSpec`; it writes nothing and calls no model (a
+:class:`~gasp.auditing._execute.RunSpec`; it writes nothing and calls no model (a
 backend's own checks aside). A run its backend cannot serve is noted, not refused: it
 is listed ``not served`` when the audit reaches it.
 """
@@ -17,10 +17,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gasp.audit._execute import RunnerSettings, RunSpec, check_served, check_spec, run_spec
-from gasp.audit._folder import check_folder, planned_sizes, sizing_changes, sizing_inputs
-from gasp.audit._gate import FAIL_ON_WORSE
-from gasp.audit._models import (
+from gasp.auditing._execute import RunnerSettings, RunSpec, check_served, check_spec, run_spec
+from gasp.auditing._folder import check_folder, planned_sizes, sizing_changes, sizing_inputs
+from gasp.auditing._gate import FAIL_ON_WORSE
+from gasp.auditing._models import (
     baseline_of,
     check_studies,
     model_setups,
@@ -31,8 +31,8 @@ from gasp.audit._models import (
     scoped,
     twin_warnings,
 )
-from gasp.audit._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_detect
-from gasp.audit._scorecard import AuditModel
+from gasp.auditing._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_detect
+from gasp.auditing._scorecard import AuditModel
 from gasp.errors import BackendError, ConfigError
 from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
 
@@ -48,7 +48,7 @@ class AuditConfig:
     ``openai-compatible/`` model. ``redo``: studies (or ``all``) to run again from
     scratch. ``sizes``: study -> size options (the planner's). ``detect``:
     ``STUDY:METRIC=DELTA`` differences the sizes are chosen to find with 80% power
-    (:mod:`gasp.audit._plan`); ``max_requests`` / ``max_cost`` stop a plan that needs
+    (:mod:`gasp.auditing._plan`); ``max_requests`` / ``max_cost`` stop a plan that needs
     more; ``request_rate``: requests per second assumed of a server in the plan.
     ``probe``: run each study's probe step too (the tour does).
     """

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gasp.audit._scorecard import Scorecard
+from gasp.auditing._scorecard import Scorecard
 
 
 def write_junit(
@@ -24,7 +24,7 @@ def write_junit(
     errors: Sequence[Any] = (),
 ) -> Path:
     """Write the JUnit file of ``card`` to ``path``; return it. ``errors`` are the
-    gate's :class:`~gasp.audit.GateError` rows, each written as a case in error."""
+    gate's :class:`~gasp.auditing.GateError` rows, each written as a case in error."""
     failing = {id(row) for row in card.failing(margins)}
     suites = ET.Element("testsuites", name="gasp audit")
     by_study: dict[str, ET.Element] = {}

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from gasp.audit._scorecard import Scorecard
+from gasp.auditing._scorecard import Scorecard
 from gasp.report import Section, escape, figure_html, new_figure, page_shell, save_figure
 
 INDEX_FILE = "index.html"

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gasp.audit._scorecard import AuditModel, RunRecord
+from gasp.auditing._scorecard import AuditModel, RunRecord
 from gasp.errors import ConfigError
 from gasp.io import RunPaths, run_folder_paths
 from gasp.results import INDEX_FILE

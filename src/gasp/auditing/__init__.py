@@ -1,6 +1,6 @@
 """The audit: several models (or system-prompt variants) across studies, one scorecard.
 
-:func:`run_audit` (also reachable as ``gasp.audit(...)``: this package is callable)
+:func:`run_audit` (the public :func:`gasp.audit` calls it)
 runs every chosen study for every model in its own run folder, resuming, with every
 setting checked before anything is written and recorded in the folder; then it builds
 the :class:`Scorecard`. Each study declares its headline metrics once
@@ -11,14 +11,10 @@ over the whole scorecard, and writes ``scorecard.json`` (schema ``gasp.scorecard
 and ``index.html``. The scorecard part never opens a run store or calls a model.
 """
 
-import sys
-import types
-from typing import Any
-
-from gasp.audit._compare import compare_folders
-from gasp.audit._difference import Difference, DifferenceSettings, compare_readings, quantity
-from gasp.audit._folder import AUDIT_FILE, REDO_ALL, is_audit_folder, read_audit
-from gasp.audit._gate import (
+from gasp.auditing._compare import compare_folders
+from gasp.auditing._difference import Difference, DifferenceSettings, compare_readings, quantity
+from gasp.auditing._folder import AUDIT_FILE, REDO_ALL, is_audit_folder, read_audit
+from gasp.auditing._gate import (
     FAIL_ON_WORSE,
     STEP_FAILED_EXIT_CODE,
     WORSE_EXIT_CODE,
@@ -26,14 +22,14 @@ from gasp.audit._gate import (
     GateError,
     judge,
 )
-from gasp.audit._junit import write_junit
-from gasp.audit._models import model_folder_name, parse_models
-from gasp.audit._page import write_audit_page
-from gasp.audit._plan import AuditPlan, PlanRow
-from gasp.audit._power import Effect, detectable, power, units_needed
-from gasp.audit._prepare import AuditConfig, PreparedAudit, prepare_audit
-from gasp.audit._run import DEFAULT_LEVEL, DEFAULT_OUT, execute, plan, run_audit
-from gasp.audit._scorecard import (
+from gasp.auditing._junit import write_junit
+from gasp.auditing._models import model_folder_name, parse_models
+from gasp.auditing._page import write_audit_page
+from gasp.auditing._plan import AuditPlan, PlanRow
+from gasp.auditing._power import Effect, detectable, power, units_needed
+from gasp.auditing._prepare import AuditConfig, PreparedAudit, prepare_audit
+from gasp.auditing._run import DEFAULT_LEVEL, DEFAULT_OUT, execute, plan, run_audit
+from gasp.auditing._scorecard import (
     SCHEMA,
     SCHEMA_FILE,
     SCORECARD_FILE,
@@ -91,14 +87,3 @@ __all__ = [
     "write_junit",
     "write_scorecard",
 ]
-
-
-class _CallableModule(types.ModuleType):
-    """This package, callable: ``gasp.audit(...)`` is :func:`run_audit`, whether
-    ``gasp.audit`` names the package or the top-level function."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Scorecard:
-        return run_audit(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

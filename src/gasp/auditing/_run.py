@@ -4,7 +4,7 @@
 before it writes anything (models, studies, options, the settings the folder already
 records, the paths it writes), then runs each (model, study) in
 ``<out>/<model>/<study>/`` (resuming), writes ``scorecard.json``, ``index.html`` and,
-if asked, a JUnit file, and returns the :class:`~gasp.audit.Scorecard` with the gate's
+if asked, a JUnit file, and returns the :class:`~gasp.auditing.Scorecard` with the gate's
 verdict.
 """
 
@@ -18,16 +18,16 @@ from typing import Any
 
 from rich.console import Console
 
-from gasp.audit._difference import DifferenceSettings
-from gasp.audit._execute import RunSpec, run_study
-from gasp.audit._folder import SettingsChanged, clear_run, write_record
-from gasp.audit._gate import judge
-from gasp.audit._junit import write_junit
-from gasp.audit._models import scoped
-from gasp.audit._page import write_audit_page
-from gasp.audit._plan import AuditPlan, parse_detect, plan_audit, with_default_targets
-from gasp.audit._prepare import AuditConfig, PreparedAudit, prepare_audit
-from gasp.audit._scorecard import Scorecard, build_scorecard, write_scorecard
+from gasp.auditing._difference import DifferenceSettings
+from gasp.auditing._execute import RunSpec, run_study
+from gasp.auditing._folder import SettingsChanged, clear_run, write_record
+from gasp.auditing._gate import judge
+from gasp.auditing._junit import write_junit
+from gasp.auditing._models import scoped
+from gasp.auditing._page import write_audit_page
+from gasp.auditing._plan import AuditPlan, parse_detect, plan_audit, with_default_targets
+from gasp.auditing._prepare import AuditConfig, PreparedAudit, prepare_audit
+from gasp.auditing._scorecard import Scorecard, build_scorecard, write_scorecard
 from gasp.errors import ConfigError
 
 #: False discovery rate of the scorecard's correction unless the audit gives another.

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gasp.audit._folder import is_audit_folder, read_audit
-from gasp.audit._models import model_folder_name
-from gasp.audit._page import write_audit_page
-from gasp.audit._scorecard import AuditModel, RunRecord, Scorecard, build_scorecard, write_scorecard
+from gasp.auditing._folder import is_audit_folder, read_audit
+from gasp.auditing._models import model_folder_name
+from gasp.auditing._page import write_audit_page
+from gasp.auditing._scorecard import AuditModel, RunRecord, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import ConfigError, DataError
 from gasp.io import locate_run
 from gasp.pipeline import study_type_of_results
@@ -48,7 +48,7 @@ def compare_folders(
     level: float | None = None,
 ) -> Scorecard:
     """Write the scorecard of ``folders`` (audit or run folders) to ``out``; return it."""
-    from gasp.audit._run import DEFAULT_LEVEL
+    from gasp.auditing._run import DEFAULT_LEVEL
 
     if level is not None and not 0.0 < level < 1.0:
         raise ConfigError(f"--level must lie in (0, 1), got {level}")

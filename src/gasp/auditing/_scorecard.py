@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from gasp.audit._difference import DifferenceSettings, compare_readings
+from gasp.auditing._difference import DifferenceSettings, compare_readings
 from gasp.errors import GaspError
 from gasp.io import RunPaths
 from gasp.report import REPORT_FILE
@@ -84,7 +84,7 @@ class Scorecard:
     :meth:`to_json` gives the documented file (``gasp.scorecard/1``), whose
     ``content_sha256`` covers the content only, so two identical audits share it; in
     Jupyter the scorecard shows as a table. :attr:`gate` is the verdict of
-    ``fail_on`` when the scorecard comes from :func:`gasp.audit.run_audit`.
+    ``fail_on`` when the scorecard comes from :func:`gasp.auditing.run_audit`.
     """
 
     models: list[AuditModel]
@@ -94,7 +94,7 @@ class Scorecard:
     metric_rows: list[dict[str, Any]] = field(default_factory=list)
     comparison_rows: list[dict[str, Any]] = field(default_factory=list)
     studies: list[dict[str, Any]] = field(default_factory=list)
-    #: The gate's verdict (:class:`gasp.audit.Gate`), set by the audit.
+    #: The gate's verdict (:class:`gasp.auditing.Gate`), set by the audit.
     gate: Any = field(default=None, repr=False, compare=False)
     #: Where the scorecard and its page were written (None: not written).
     folder: Path | None = field(default=None, repr=False, compare=False)

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from gasp.audit._scorecard import Scorecard
+from gasp.auditing._scorecard import Scorecard
 
 #: Exit status when a run failed or (with ``--fail-on worse``) could not be compared.
 STEP_FAILED_EXIT_CODE = 1

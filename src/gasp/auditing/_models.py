@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from gasp.audit._scorecard import AuditModel
+from gasp.auditing._scorecard import AuditModel
 from gasp.errors import ConfigError, GaspError
 
 #: Providers whose backend reads a server URL and an API key variable.

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gasp.audit._folder import is_finished, mark_finished
-from gasp.audit._models import ModelSetup
-from gasp.audit._scorecard import RunRecord
+from gasp.auditing._folder import is_finished, mark_finished
+from gasp.auditing._models import ModelSetup
+from gasp.auditing._scorecard import RunRecord
 from gasp.errors import BackendError, GaspError
 from gasp.io import RunPaths, run_folder_paths
 from gasp.pipeline import (
