@@ -31,18 +31,26 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gasp._api import analyze, audit, compare, run
+    from gasp._api._analyze import analyze, compare
+    from gasp._api._audit import audit, audit_async, plan_audit
+    from gasp._api._run import run, run_async
+    from gasp.auditing import AuditPlan, Scorecard
     from gasp.pipeline import RunResult
 
 __version__ = "0.1.0"
 
-#: Lazy attributes: name -> (module, attribute; None for the module itself).
-_LAZY: dict[str, tuple[str, str | None]] = {
-    "run": ("gasp._api", "run"),
-    "analyze": ("gasp._api", "analyze"),
-    "compare": ("gasp._api", "compare"),
+#: Lazy attributes: name -> (module, attribute).
+_LAZY: dict[str, tuple[str, str]] = {
+    "run": ("gasp._api._run", "run"),
+    "run_async": ("gasp._api._run", "run_async"),
+    "analyze": ("gasp._api._analyze", "analyze"),
+    "compare": ("gasp._api._analyze", "compare"),
+    "audit": ("gasp._api._audit", "audit"),
+    "audit_async": ("gasp._api._audit", "audit_async"),
+    "plan_audit": ("gasp._api._audit", "plan_audit"),
     "RunResult": ("gasp.pipeline", "RunResult"),
-    "audit": ("gasp._api", "audit"),
+    "Scorecard": ("gasp.auditing", "Scorecard"),
+    "AuditPlan": ("gasp.auditing", "AuditPlan"),
 }
 
 
@@ -52,12 +60,24 @@ def __getattr__(name: str) -> Any:
     import importlib
 
     module_name, attribute = _LAZY[name]
-    module = importlib.import_module(module_name)
-    return module if attribute is None else getattr(module, attribute)
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *_LAZY])
 
 
-__all__ = ["GaspError", "RunResult", "__version__", "analyze", "audit", "compare", "run"]
+__all__ = [
+    "AuditPlan",
+    "GaspError",
+    "RunResult",
+    "Scorecard",
+    "__version__",
+    "analyze",
+    "audit",
+    "audit_async",
+    "compare",
+    "plan_audit",
+    "run",
+    "run_async",
+]

@@ -22,3 +22,16 @@ class DataError(GaspError):
 
 class BackendError(GaspError):
     """A model backend cannot be created or used (unknown provider, missing key or extra)."""
+
+
+class ArgumentError(ConfigError, ValueError):
+    """A keyword of a public function (or a flag of a command) has a value out of range,
+    not among its choices, or unknown."""
+
+
+class ArgumentTypeError(ConfigError, TypeError):
+    """A keyword of a public function has a value of the wrong type."""
+
+
+class MissingKeyError(BackendError):
+    """A model needs an API key and the environment variable that holds it is not set."""

@@ -11,7 +11,7 @@ over the whole scorecard, and writes ``scorecard.json`` (schema ``gasp.scorecard
 and ``index.html``. The scorecard part never opens a run store or calls a model.
 """
 
-from gasp.auditing._compare import compare_folders
+from gasp.auditing._compare import compare_folders, model_of_run
 from gasp.auditing._difference import Difference, DifferenceSettings, compare_readings, quantity
 from gasp.auditing._folder import AUDIT_FILE, REDO_ALL, is_audit_folder, read_audit
 from gasp.auditing._gate import (
@@ -28,7 +28,7 @@ from gasp.auditing._page import write_audit_page
 from gasp.auditing._plan import AuditPlan, PlanRow
 from gasp.auditing._power import Effect, detectable, power, units_needed
 from gasp.auditing._prepare import AuditConfig, PreparedAudit, prepare_audit
-from gasp.auditing._run import DEFAULT_LEVEL, DEFAULT_OUT, execute, plan, run_audit
+from gasp.auditing._run import DEFAULT_LEVEL, DEFAULT_OUT, execute, plan, plan_only, run_audit
 from gasp.auditing._scorecard import (
     SCHEMA,
     SCHEMA_FILE,
@@ -75,8 +75,10 @@ __all__ = [
     "judge",
     "manifest_hash",
     "model_folder_name",
+    "model_of_run",
     "parse_models",
     "plan",
+    "plan_only",
     "power",
     "prepare_audit",
     "quantity",

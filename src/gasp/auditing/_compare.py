@@ -17,7 +17,13 @@ from typing import Any
 from gasp.auditing._folder import is_audit_folder, read_audit
 from gasp.auditing._models import model_folder_name
 from gasp.auditing._page import write_audit_page
-from gasp.auditing._scorecard import AuditModel, RunRecord, Scorecard, build_scorecard, write_scorecard
+from gasp.auditing._scorecard import (
+    AuditModel,
+    RunRecord,
+    Scorecard,
+    build_scorecard,
+    write_scorecard,
+)
 from gasp.errors import ConfigError, DataError
 from gasp.io import locate_run
 from gasp.pipeline import study_type_of_results
@@ -39,6 +45,11 @@ def _model_of(meta: dict[str, Any]) -> str:
     model = manifest.get("model") if isinstance(manifest, dict) else None
     spec = model.get("spec") if isinstance(model, dict) else model
     return str(spec or meta.get("model_id") or "model")
+
+
+def model_of_run(folder: Path) -> str:
+    """The model recorded with an analysed run's results (its spec, else its id)."""
+    return _model_of(_meta(locate_run(folder).results))
 
 
 def compare_folders(
@@ -95,4 +106,4 @@ def compare_folders(
     return card
 
 
-__all__ = ["compare_folders"]
+__all__ = ["compare_folders", "model_of_run"]

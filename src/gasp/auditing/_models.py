@@ -8,7 +8,6 @@ with a dot: whatever is typed, a model's folder stays inside the audit folder.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import math
@@ -16,7 +15,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from gasp.auditing._scorecard import AuditModel
-from gasp.errors import ConfigError, GaspError
+from gasp.errors import ConfigError, GaspError, MissingKeyError
+from gasp.runner import run_sync
 
 #: Providers whose backend reads a server URL and an API key variable.
 SERVER_PROVIDERS = frozenset({"openai", "openai-compatible"})
@@ -278,13 +278,17 @@ def twin_warnings(setups: Sequence[ModelSetup]) -> list[str]:
     ]
 
 
-def resolve_setups(setups: Sequence[ModelSetup]) -> None:
+def resolve_setups(setups: Sequence[ModelSetup], *, keys: bool = True) -> list[str]:
     """Build every model's backend once (nothing is loaded or called): an unknown model
     (``mock/personaz``, a model not in the local cache), a missing key or server, an
     option the backend does not read is one :class:`ConfigError` naming the model. A
-    model a server does not serve is not checked here: that run is ``not served``."""
+    model a server does not serve is not checked here: that run is ``not served``.
+
+    With ``keys=False`` (a plan, which sends nothing) a missing API key is no error:
+    the lines returned say which model lacks its key."""
     from gasp.backends import check_model_available, resolve_backend
 
+    missing: list[str] = []
     done: set[tuple[Any, ...]] = set()
     for setup in setups:
         key = (setup.model.spec, setup.base_urls, setup.api_key_env, setup.options)
@@ -298,11 +302,16 @@ def resolve_setups(setups: Sequence[ModelSetup]) -> None:
                 api_key_env=setup.api_key_env,
                 options=setup.backend_options or None,
             )
-            asyncio.run(backend.aclose())
+            run_sync(backend.aclose())
             if setup.model.engine not in SERVER_PROVIDERS:
                 check_model_available(setup.model.spec, options=setup.backend_options)
+        except MissingKeyError as exc:
+            if keys:
+                raise ConfigError(f"model {setup.model.name!r}: {exc}") from None
+            missing.append(f"model {setup.model.name!r}: {exc} before the audit runs")
         except GaspError as exc:
             raise ConfigError(f"model {setup.model.name!r}: {exc}") from None
+    return missing
 
 
 __all__ = [

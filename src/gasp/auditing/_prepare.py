@@ -97,6 +97,8 @@ class PreparedAudit:
     sizing: dict[str, Any] = dataclasses.field(default_factory=dict)
     #: ``model/study`` -> why its backend cannot serve it (listed ``not served`` when run).
     unserved: dict[str, str] = dataclasses.field(default_factory=dict)
+    #: Whether every model's API key was required (False: prepared for a plan only).
+    keys: bool = True
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -122,10 +124,13 @@ def prepare_audit(
     out: Path,
     level: float,
     config: AuditConfig,
+    *,
+    keys: bool = True,
 ) -> PreparedAudit:
     """Check and resolve every setting of an audit; a :class:`ConfigError` for anything
     ``gasp run`` would refuse, an unknown model or study, a bad margin or path. Nothing
-    is written and no model is called."""
+    is written and no model is called. With ``keys=False`` (for a plan, which sends
+    nothing) a missing API key is a warning, not an error."""
     from gasp.studies import get_study_type, study_names
 
     chosen = parse_models(list(models), config.system_prompt_variants)
@@ -188,7 +193,7 @@ def prepare_audit(
             )
             check_spec(spec)
             specs.append(spec)
-    resolve_setups(setups)
+    missing_keys = resolve_setups(setups, keys=keys)
     settings = {spec.key: spec.settings() for spec in specs}
     cleared = check_folder(out, settings, config.redo, sizing_changes(out, sizing))
     unserved: dict[str, str] = {}
@@ -203,7 +208,8 @@ def prepare_audit(
                 unserved[spec.key] = str(exc)
     return PreparedAudit(
         chosen, names, base, out, level, config, margins, specs, cleared,
-        twin_warnings(setups), kept_sizes=kept is not None, sizing=sizing, unserved=unserved,
+        [*twin_warnings(setups), *missing_keys], kept_sizes=kept is not None,
+        sizing=sizing, unserved=unserved, keys=keys,
     )  # fmt: skip
 
 

@@ -108,8 +108,9 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         resized = dataclasses.replace(resized, system_prompt_variants=variants)
         try:
             audit = prepare_audit(
-                names, audit.studies, audit.baseline, audit.out, audit.level, resized
-            )
+                names, audit.studies, audit.baseline, audit.out, audit.level, resized,
+                keys=audit.keys,
+            )  # fmt: skip
         except SettingsChanged:
             raise
         except ConfigError as exc:
@@ -181,6 +182,50 @@ def execute(audit: PreparedAudit, console: Console | None = None, title: str = "
     return card
 
 
+def _prepare_from_options(
+    models: Sequence[str] | str,
+    studies: Sequence[str] | str | None,
+    baseline: str | None,
+    out: str | Path,
+    level: float,
+    options: Mapping[str, Any],
+    *,
+    keys: bool,
+) -> PreparedAudit:
+    """An audit prepared from keyword options (the fields of :class:`AuditConfig`)."""
+    fields = {f.name for f in dataclasses.fields(AuditConfig)}
+    unknown = sorted(set(options) - fields)
+    if unknown:
+        raise ConfigError(
+            f"unknown audit option {unknown[0]!r}; known: {', '.join(sorted(fields))}"
+        )
+    given = dict(options)
+    if given.get("junit") is not None:
+        given["junit"] = Path(given["junit"])
+    config = AuditConfig(**given)
+    model_list = [models] if isinstance(models, str) else list(models)
+    study_list = studies.split(",") if isinstance(studies, str) else studies
+    study_list = None if study_list is None else [s.strip() for s in study_list if s.strip()]
+    return prepare_audit(model_list, study_list, baseline, Path(out), level, config, keys=keys)
+
+
+def plan_only(
+    models: Sequence[str] | str,
+    studies: Sequence[str] | str | None = None,
+    baseline: str | None = None,
+    out: str | Path = DEFAULT_OUT,
+    level: float = DEFAULT_LEVEL,
+    **options: Any,
+) -> AuditPlan:
+    """The plan of an audit (sizes, requests, tokens, cost, time) without running it:
+    nothing is written and nothing is sent, so no API key is needed (the plan's
+    warnings say which model still lacks one)."""
+    audit = _prepare_from_options(models, studies, baseline, out, level, options, keys=False)
+    _, planned = plan(audit)
+    planned.assumptions.extend(audit.warnings)
+    return planned
+
+
 def run_audit(
     models: Sequence[str] | str,
     studies: Sequence[str] | str | None = None,
@@ -200,19 +245,8 @@ def run_audit(
     the same call on the same folder resumes. Returns the :class:`Scorecard`; its
     ``exit_status`` is the gate's (0, 1 or 3).
     """
-    fields = {f.name for f in dataclasses.fields(AuditConfig)}
-    unknown = sorted(set(options) - fields)
-    if unknown:
-        raise ConfigError(
-            f"unknown audit option {unknown[0]!r}; known: {', '.join(sorted(fields))}"
-        )
-    if "junit" in options and options["junit"] is not None:
-        options["junit"] = Path(options["junit"])
-    config = AuditConfig(**options)
-    model_list = [models] if isinstance(models, str) else list(models)
-    study_list = studies.split(",") if isinstance(studies, str) else studies
-    study_list = None if study_list is None else [s.strip() for s in study_list if s.strip()]
-    audit = prepare_audit(model_list, study_list, baseline, Path(out), level, config)
+    audit = _prepare_from_options(models, studies, baseline, out, level, options, keys=True)
+    config = audit.config
     for line in audit.warnings:
         print(f"gasp: warning: {line}", file=sys.stderr)
     if config.detect or config.max_requests is not None or config.max_cost is not None:
@@ -220,7 +254,8 @@ def run_audit(
         console = Console(stderr=True, quiet=config.quiet)
         for line in planned.lines():
             console.print(line, highlight=False)
-    return execute(audit)
+    title = f"gasp audit: {len(audit.models)} models x {len(audit.studies)} studies -> {out}"
+    return execute(audit, title=title)
 
 
 __all__ = [
@@ -228,5 +263,6 @@ __all__ = [
     "DEFAULT_OUT",
     "execute",
     "plan",
+    "plan_only",
     "run_audit",
 ]

@@ -5,7 +5,6 @@ assumed to answer the stated number of requests per second."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -13,6 +12,7 @@ import numpy as np
 
 from gasp.auditing._execute import RunSpec
 from gasp.auditing._models import SERVER_PROVIDERS
+from gasp.runner import run_sync
 
 #: Most requests of the one batch timed on a local engine (after one that loads it).
 MAX_TIMED_BATCH = 32
@@ -58,7 +58,7 @@ def seconds_per_request(spec: RunSpec, request_rate: float) -> tuple[float, str]
     """Seconds one request of ``spec`` takes, and how that was found."""
     if spec.setup.model.engine in SERVER_PROVIDERS:
         return 1.0 / request_rate, f"{request_rate:g} requests/s of a server (stated)"
-    seconds = asyncio.run(_time_requests(spec))
+    seconds = run_sync(_time_requests(spec))
     return seconds, f"{seconds:.3g} s per request, timed on {spec.setup.model.spec}"
 
 

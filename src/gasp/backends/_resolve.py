@@ -11,7 +11,7 @@ from typing import Any
 from gasp.backends._base import ModelBackend
 from gasp.backends._fleet import openai_fleet, split_fleet_options
 from gasp.backends._urls import refuse_credentials
-from gasp.errors import BackendError, ConfigError
+from gasp.errors import BackendError, ConfigError, MissingKeyError
 
 PROVIDERS: dict[str, str] = {
     "openai": "openai/<model>  (key from OPENAI_API_KEY)",
@@ -111,7 +111,7 @@ def resolve_backend(
         key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
         api_key = os.environ.get(key_env) if key_env else None
         if key_env and not api_key:
-            raise BackendError(
+            raise MissingKeyError(
                 f"{provider} needs an API key: set the {key_env} environment variable"
             )
         if provider == "openai-compatible" and not urls:

@@ -41,10 +41,14 @@ ExamplesPerWordOption = Annotated[
         help="Example generations saved per significant word (default 50).",
     ),
 ]
-FdrOption = Annotated[
+LevelOption = Annotated[
     float | None,
     typer.Option(
-        help="Benjamini-Hochberg FDR level instead of z > 1.96.", rich_help_panel=SOME_PANEL
+        "--level",
+        "--fdr",
+        help="Benjamini-Hochberg false discovery rate of the word tests instead of z > 1.96 "
+        "(--fdr is its old name).",
+        rich_help_panel=SOME_PANEL,
     ),
 ]
 FdrScopeOption = Annotated[
@@ -84,8 +88,8 @@ __all__ = [
     "BootstrapOption",
     "EmbeddingsOption",
     "ExamplesPerWordOption",
-    "FdrOption",
     "FdrScopeOption",
+    "LevelOption",
     "MinSamplesOption",
     "MinShareOption",
     "PerTemplateOption",

@@ -38,7 +38,7 @@ def analyze(
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
     threshold: an.ThresholdOption = None,
-    fdr: an.FdrOption = None,
+    fdr: an.LevelOption = None,
     fdr_scope: an.FdrScopeOption = None,
     plain: an.PlainOption = False,
     embeddings: an.EmbeddingsOption = None,
@@ -57,19 +57,22 @@ def analyze(
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
     from rich.console import Console
 
-    from gasp.pipeline import TextOptions, analyze_source
+    import gasp
 
-    outcome = analyze_source(
+    result = gasp.analyze(
         run,
         study=study,
         out=out,
-        own=study_option,
-        texts=TextOptions(column or (), where or (), allow_new_groups, fmt),
+        level=fdr,
+        study_options=study_option,
+        columns=_assignments(column, "--column"),
+        where=_where(where),
+        allow_new_groups=allow_new_groups,
+        fmt=fmt,
         min_samples=min_samples,
         min_share=min_share,
         per_template=per_template,
         threshold=threshold,
-        fdr=fdr,
         fdr_scope=fdr_scope,
         plain=plain,
         embeddings=embeddings,
@@ -79,11 +82,31 @@ def analyze(
         examples_per_word=examples_per_word,
     )
     console = Console()
-    for line in outcome.lines:
+    for line in result.lines:
         if isinstance(line, str) and line.startswith("warning: "):
             typer.echo(f"gasp: {line}", err=True)  # one line, never wrapped
         else:
             console.print(line)
+
+
+def _assignments(pairs: list[str] | None, flag: str) -> dict[str, str]:
+    """``NAME=VALUE`` texts as a mapping (a later name replaces an earlier one)."""
+    found: dict[str, str] = {}
+    for pair in pairs or ():
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ConfigError(f"{flag} {pair!r} must be NAME=VALUE")
+        found[name.strip()] = value
+    return found
+
+
+def _where(pairs: list[str] | None) -> dict[str, list[str]]:
+    """``COLUMN=VALUE`` texts as column -> the values kept."""
+    found: dict[str, list[str]] = {}
+    for pair in pairs or ():
+        name, value = next(iter(_assignments([pair], "--where").items()))
+        found.setdefault(name, []).append(value)
+    return found
 
 
 @app.command()
@@ -111,21 +134,13 @@ def compare(
     scorecard (scorecard.json and index.html in OUT)."""
     from rich.console import Console
 
-    from gasp.auditing import compare_folders
-    from gasp.io import check_comparison_paths
-    from gasp.pipeline import compare_runs, needs_scorecard
+    import gasp
 
-    check_comparison_paths(runs, out)
-    if needs_scorecard(runs):  # audit folders, or runs of several studies: the scorecard
-        compare_folders(runs, out, label, level)
-        typer.echo(str(out / "index.html"))
-        return
-    if level is not None:
-        raise ConfigError("--level applies to a scorecard (audit folders or several studies)")
-    _, lines = compare_runs(runs, out, {"labels": label or None})
+    result = gasp.compare(runs, out=out, labels=label, level=level)
     console = Console()
-    for line in lines:
+    for line in result.lines:
         console.print(line)
+    typer.echo(str(out / "index.html"))
 
 
 __all__: list[str] = ["analyze", "compare"]

@@ -1,14 +1,14 @@
 """``gasp audit``: every chosen study for every model, one scorecard, a gate for CI.
 
-The command parses its options, calls :func:`gasp.auditing.prepare_audit` and
-:func:`gasp.auditing.execute` (imported when the command runs, so ``gasp --help`` stays
-fast) and prints what the gate found.
+The command parses its options, calls :func:`gasp.audit` (or :func:`gasp.plan_audit`
+with ``--plan``), imported when the command runs so that ``gasp --help`` stays fast,
+and prints what the gate found.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,7 +17,7 @@ from gasp.cli._app import app
 from gasp.cli._names import StudiesOption, study_list
 
 if TYPE_CHECKING:
-    from gasp.auditing import Scorecard
+    from gasp import Scorecard
 
 
 def print_gate(card: Scorecard) -> None:
@@ -110,40 +110,34 @@ def audit_command(
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
-    from gasp.auditing import AuditConfig, execute, prepare_audit
-    from gasp.auditing import plan as plan_audit
+    import gasp
 
-    config = AuditConfig(
-        system_prompt_variants=list(system_prompt_variant or []),
-        quick=quick,
-        seed=seed,
-        model_options=list(model_option or []),
-        study_options=list(study_option or []),
-        base_urls=list(base_url or []),
-        api_key_env=api_key_env,
-        batch=batch,
-        max_concurrency=max_concurrency,
-        fail_on=fail_on,
-        margins=list(margin or []),
-        junit=junit,
-        redo=list(redo or []),
-        detect=list(detect or []),
-        max_requests=max_requests,
-        max_cost=max_cost,
-        request_rate=request_rate,
-    )
     names = study_list(studies) if studies is not None else None
-    audit = prepare_audit(list(model or []), names, baseline, out, level, config)
-    for line in audit.warnings:
-        typer.echo(f"gasp: warning: {line}", err=True)
-    if plan or detect or max_requests is not None or max_cost is not None:
-        audit, planned = plan_audit(audit)
+    options: dict[str, Any] = {
+        "system_prompt_variants": list(system_prompt_variant or []), "quick": quick,
+        "seed": seed, "model_options": list(model_option or []),
+        "study_options": list(study_option or []), "base_urls": list(base_url or []),
+        "api_key_env": api_key_env, "batch": batch, "max_concurrency": max_concurrency,
+        "margins": list(margin or []), "redo": list(redo or []), "detect": list(detect or []),
+        "max_requests": max_requests, "max_cost": max_cost, "request_rate": request_rate,
+    }  # fmt: skip
+    models = list(model or [])
+    if plan:
+        planned = gasp.plan_audit(models, names, baseline, out=out, level=level, **options)
         for line in planned.lines():
             typer.echo(line)
-        if plan:
-            return
-    title = f"gasp audit: {len(audit.models)} models x {len(audit.studies)} studies -> {out}"
-    card = execute(audit, title=title)
+        return
+    card = gasp.audit(
+        models,
+        names,
+        baseline,
+        out=out,
+        level=level,
+        fail_on=fail_on,
+        junit=junit,
+        quiet=False,
+        **options,
+    )
     print_gate(card)
     if card.exit_status:
         raise typer.Exit(card.exit_status)

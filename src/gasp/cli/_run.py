@@ -16,7 +16,6 @@ import typer
 from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.pipeline import EXAMPLES_PER_WORD, Step
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
 STEP_FAILED_EXIT_CODE = 1
@@ -59,7 +58,7 @@ def run_command(
     min_share: an.MinShareOption = None,
     per_template: an.PerTemplateOption = False,
     threshold: an.ThresholdOption = None,
-    fdr: an.FdrOption = None,
+    fdr: an.LevelOption = None,
     fdr_scope: an.FdrScopeOption = None,
     plain: an.PlainOption = False,
     embeddings: an.EmbeddingsOption = None,
@@ -84,15 +83,14 @@ def run_command(
         int | None,
         typer.Option(help="k-means++ runs per k in the probe (default 5).", rich_help_panel=MOTS),
     ] = None,
-    examples_per_word: Annotated[
-        int,
-        typer.Option(
-            help="Example generations kept per significant word in the report.",
-        ),
-    ] = EXAMPLES_PER_WORD,
+    examples_per_word: an.ExamplesPerWordOption = None,
     skip: Annotated[
-        list[Step] | None,
-        typer.Option("--skip", help="Skip a step (repeatable); its stored output is used."),
+        list[str] | None,
+        typer.Option(
+            "--skip",
+            help="Skip a step: generate, analyze, probe or report (repeatable); its stored "
+            "output is used.",
+        ),
     ] = None,
     quiet: Annotated[
         bool,
@@ -102,53 +100,28 @@ def run_command(
     ] = False,
 ) -> None:
     """Generate, analyze, probe and report a study in one run folder; print the report path."""
-    from rich.console import Console
+    import gasp
 
-    from gasp.pipeline import ProbeSettings, execute_run, prepare_run
-
-    prepared = prepare_run(
-        study,
-        model,
-        out,
-        quick=quick,
-        skip=skip or (),
-        seed=seed,
-        study_options=study_option,
-        probe=ProbeSettings(probe_embeddings, k_rule, n_init),
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        examples_per_word=examples_per_word,
-        quiet=quiet,
-        occupations=occupations,
-        occupations_file=occupations_file,
-        n=n,
-        templates=templates,
-        conditions=conditions,
-        cap_factor=cap_factor,
-        max_concurrency=max_concurrency,
-        base_urls=base_url,
-        api_key_env=api_key_env,
-        max_requests=max_requests,
-        max_cost=max_cost,
-        model_options=tuple(model_option or ()),
-        batch=batch,
-        wait=wait,
-        min_samples=min_samples,
-        min_share=min_share,
-        per_template=per_template,
-        threshold=threshold,
-        fdr=fdr,
-        fdr_scope=fdr_scope,
-        plain=plain,
-        embeddings=embeddings,
-        bootstrap=bootstrap,
-        permutations=permutations,
-    )
-    outcome = execute_run(prepared, Console(stderr=True, quiet=quiet))
-    if outcome.report is not None:
-        typer.echo(str(outcome.report))
-    if not outcome.ok:
+    given = {
+        "examples_per_word": examples_per_word, "occupations": occupations,
+        "occupations_file": occupations_file, "n": n, "templates": templates,
+        "conditions": conditions, "cap_factor": cap_factor, "max_tokens": max_tokens,
+        "temperature": temperature, "top_p": top_p, "max_concurrency": max_concurrency,
+        "base_urls": base_url, "api_key_env": api_key_env, "max_requests": max_requests,
+        "max_cost": max_cost, "batch": batch, "wait": wait, "min_samples": min_samples,
+        "min_share": min_share, "per_template": per_template, "threshold": threshold,
+        "fdr_scope": fdr_scope, "plain": plain, "embeddings": embeddings,
+        "bootstrap": bootstrap, "permutations": permutations, "k_rule": k_rule, "n_init": n_init,
+    }  # fmt: skip
+    result = gasp.run(
+        study, model, out=out, quick=quick, seed=seed, level=fdr, skip=skip or (),
+        study_options=study_option or None, model_options=model_option or None, quiet=quiet,
+        probe_embeddings=probe_embeddings,
+        **{k: v for k, v in given.items() if v is not None},
+    )  # fmt: skip
+    if result.report is not None:
+        typer.echo(str(result.report))
+    if not result.ok:
         raise typer.Exit(STEP_FAILED_EXIT_CODE)
 
 

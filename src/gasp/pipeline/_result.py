@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 
     from gasp.results import AuditResults
 
+#: The file a comparison's tested differences are saved in (the scorecard's).
+SCORECARD_FILE = "scorecard.json"
 #: The columns of :attr:`RunResult.metrics`.
 METRIC_COLUMNS = ("metric", "value", "ci_low", "ci_high", "n", "better", "unit", "meaning")
 
@@ -64,6 +66,24 @@ class RunResult:
             names = ", ".join(sorted(self.saved.tables)) or "none"
             raise DataError(f"no table {name!r} in {self.results_dir} (its tables: {names})")
         return found
+
+    @property
+    def comparisons(self) -> pd.DataFrame:
+        """The tested differences of a comparison (``gasp compare``): one row per metric
+        and pair of runs, with its interval, test, adjusted p-value and direction; empty
+        where the results hold no scorecard."""
+        import pandas as pd
+
+        path = self.results_dir / SCORECARD_FILE
+        if not path.is_file():
+            return pd.DataFrame()
+        from gasp.errors import DataError
+
+        try:
+            rows = json.loads(path.read_text(encoding="utf-8")).get("comparisons", [])
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError) as exc:
+            raise DataError(f"cannot read {path}: {exc}") from None
+        return pd.DataFrame(rows)
 
     @property
     def settings(self) -> dict[str, Any]:

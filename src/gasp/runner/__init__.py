@@ -57,6 +57,7 @@ from gasp.runner._summary import (
     RunOptions,
     RunSummary,
 )
+from gasp.runner._sync import loop_is_running, run_sync
 from gasp.runner._variant import SystemPromptVariant, with_system_prompt
 
 __all__ = [
@@ -101,10 +102,12 @@ __all__ = [
     "generate",
     "item_id",
     "item_records",
+    "loop_is_running",
     "progress_interval",
     "progress_line",
     "request_key",
     "run_identity",
+    "run_sync",
     "sample_seed",
     "summary_table",
     "with_system_prompt",

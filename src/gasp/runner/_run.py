@@ -42,6 +42,7 @@ from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
 from gasp.runner._summary import RunOptions, RunSummary
+from gasp.runner._sync import run_sync
 from gasp.store import (
     ItemRecord,
     LockHolder,
@@ -72,7 +73,7 @@ def generate(
 
     Synchronous wrapper around :func:`agenerate`.
     """
-    return asyncio.run(agenerate(study, model, store_path, options, console=console))
+    return run_sync(agenerate(study, model, store_path, options, console=console))
 
 
 async def agenerate(
@@ -259,7 +260,7 @@ def check_generation(
     """Every check :func:`generate` makes before it creates or opens the store (options,
     model, key, server, capabilities, model list, the run a store holds), without
     creating, opening or loading anything: a command runs it before it prints."""
-    asyncio.run(_check(study, model, Path(store_path), options or RunOptions()))
+    run_sync(_check(study, model, Path(store_path), options or RunOptions()))
 
 
 async def _check(study: StudyPlan | Plannable, model: str, path: Path, opts: RunOptions) -> None:

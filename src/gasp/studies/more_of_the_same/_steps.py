@@ -12,12 +12,15 @@ from gasp.stats import study_fdr_level
 from gasp.studies import reject_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 from gasp.studies.more_of_the_same._tables import PROBE_CLUSTERS, PROBE_SILHOUETTE, PROBE_SKIPPED
-from gasp.studies.more_of_the_same._type import ANALYSIS_OPTIONS
+from gasp.studies.more_of_the_same._type import ANALYSIS_OPTIONS, STUDY_OPTIONS
 
 
 def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
-    """The :class:`AnalysisConfig` fields the command-line options set (None: unset)."""
-    reject_options(STUDY_KIND, options, ANALYSIS_OPTIONS)
+    """The :class:`AnalysisConfig` fields the command-line options set (None: unset).
+
+    The study's own options shape what it generates; a run hands them to every step,
+    and the analysis takes them without reading them."""
+    reject_options(STUDY_KIND, options, {*ANALYSIS_OPTIONS, *STUDY_OPTIONS})
     scope = options.get("fdr_scope")
     fdr = options.get("fdr")
     fdr = study_fdr_level(fdr, scope)

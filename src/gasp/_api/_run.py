@@ -1,0 +1,176 @@
+""":func:`run` and :func:`run_async`: one study end to end in one run folder."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from gasp._api._keywords import (
+    in_python_words,
+    refuse_unknown,
+    renamed,
+    require_bool,
+    require_choices,
+    require_int,
+    require_level,
+    require_mapping,
+    require_path,
+    require_text,
+    require_texts,
+)
+from gasp.errors import ArgumentError
+from gasp.pipeline import RunResult
+
+#: The keywords :func:`run` passes on to the run's settings (besides its own).
+RUN_KEYWORDS = (
+    # the shape of the study (each study reads those it declares)
+    "occupations", "occupations_file", "n", "templates", "conditions", "cap_factor",
+    # decoding and the runner
+    "temperature", "top_p", "max_tokens", "max_concurrency", "base_urls", "api_key_env",
+    "max_requests", "max_cost", "batch", "wait",
+    # the analysis
+    "min_samples", "min_share", "per_template", "threshold", "fdr_scope", "plain",
+    "embeddings", "bootstrap", "permutations", "examples_per_word",
+    # the probe
+    "probe_embeddings", "k_rule", "n_init",
+)  # fmt: skip
+#: The steps of a run, in order.
+STEPS = ("generate", "analyze", "probe", "report")
+
+
+def run(
+    study: str,
+    model: str = "embedded",
+    *,
+    out: str | Path | None = None,
+    quick: bool = False,
+    seed: int = 0,
+    level: float | None = None,
+    skip: str | Iterable[str] = (),
+    study_options: Mapping[str, Any] | Sequence[str] | None = None,
+    model_options: Mapping[str, Any] | Sequence[str] | None = None,
+    quiet: bool = True,
+    **options: Any,
+) -> RunResult:
+    """Generate, analyze, probe (where the study has a probe) and report ``study`` on
+    ``model`` in the run folder ``out``, as ``gasp run`` does, and return its results.
+
+    ``out`` defaults to ``runs/<study>-<model>``; a second call with the same settings
+    resumes the run (nothing is asked twice). ``level`` is the Benjamini-Hochberg false
+    discovery rate of the study's word tests (None: the study's rule). ``skip`` names
+    steps to leave out (``"probe"``, ``["probe", "report"]``). ``study_options`` are the
+    study's own options (``gasp studies`` lists them), ``model_options`` the backend's
+    (``{"device": "cpu"}``). ``options`` are the other settings of ``gasp run`` by
+    keyword (``n``, ``occupations``, ``max_tokens``, ``temperature``, ``bootstrap``,
+    ``examples_per_word``, ``probe_embeddings``, ...). Options given as ``KEY=VALUE``
+    texts (the command line's form) are read as the command line reads them.
+    ``quiet=False`` shows the steps and their progress. A bad setting raises
+    :class:`~gasp.errors.GaspError` naming its keyword before anything is written. It
+    works inside a running event loop (a Jupyter kernel) too.
+
+    Example:
+        >>> import gasp
+        >>> result = gasp.run("pronoun-pairs", "mock/personas", out=folder / "pairs",
+        ...                   quick=True)
+        >>> result.ok, result.study
+        (True, 'pronoun-pairs')
+        >>> sorted(result.metrics["metric"])[:2]
+        ['binary_inconsistent', 'inconsistent']
+    """
+    fn = "gasp.run"
+    options = renamed(fn, dict(options))
+    refuse_unknown(fn, options, (*RUN_KEYWORDS, "level"))
+    level = options.pop("level", level)
+    require_text(fn, "study", study)
+    require_text(fn, "model", model)
+    folder = require_path(fn, "out", out)
+    require_bool(fn, "quick", quick)
+    require_bool(fn, "quiet", quiet)
+    require_int(fn, "seed", seed, minimum=0, maximum=2**32 - 1)
+    steps = require_texts(fn, "skip", skip)
+    require_choices(fn, "skip", steps, STEPS)
+    own = _options(fn, "study_options", study_options)
+    backend = _options(fn, "model_options", model_options)
+    options["fdr"] = require_level(fn, "level", level)
+    if "base_urls" in options:
+        options["base_urls"] = tuple(require_texts(fn, "base_urls", options["base_urls"]))
+    from rich.console import Console
+
+    from gasp.pipeline import ProbeSettings, execute_run, prepare_run
+
+    probe = ProbeSettings(
+        options.pop("probe_embeddings", "minilm"), options.pop("k_rule", None),
+        options.pop("n_init", None),
+    )  # fmt: skip
+    with in_python_words(fn):
+        prepared = prepare_run(
+            study, model, folder, quick=quick, skip=steps, seed=seed, study_options=own,
+            probe=probe, quiet=quiet, model_options=backend, **options,
+        )  # fmt: skip
+    outcome = execute_run(prepared, Console(stderr=True, quiet=quiet))
+    return RunResult(
+        study=prepared.run.study_type.name,
+        results_dir=prepared.run.paths.results,
+        model=model,
+        folder=prepared.out,
+        report=outcome.report,
+        ok=outcome.ok,
+        lines=tuple(outcome.lines),
+    )
+
+
+def study_option_values(
+    function: str, value: Mapping[str, Any] | Sequence[str] | None
+) -> dict[str, Any] | tuple[str, ...]:
+    """A study's own options as :func:`run` and :func:`analyze` take them."""
+    return _options(function, "study_options", value)
+
+
+def _options(
+    function: str, name: str, value: Mapping[str, Any] | Sequence[str] | None
+) -> dict[str, Any] | tuple[str, ...]:
+    """Options as a mapping (``{"n": 4}``), or as the command line's ``KEY=VALUE`` texts."""
+    if value is None or isinstance(value, Mapping):
+        return require_mapping(function, name, value)
+    pairs = require_texts(function, name, value)
+    for pair in pairs:
+        if "=" not in pair or not pair.partition("=")[0].strip():
+            raise ArgumentError(
+                f"{function}(): {name} {pair!r} is not KEY=VALUE (or give a mapping)"
+            )
+    return tuple(pairs)
+
+
+async def run_async(
+    study: str,
+    model: str = "embedded",
+    *,
+    out: str | Path | None = None,
+    quick: bool = False,
+    seed: int = 0,
+    level: float | None = None,
+    skip: str | Iterable[str] = (),
+    study_options: Mapping[str, Any] | Sequence[str] | None = None,
+    model_options: Mapping[str, Any] | Sequence[str] | None = None,
+    quiet: bool = True,
+    **options: Any,
+) -> RunResult:
+    """:func:`run` for a caller with an event loop of its own: ``await
+    gasp.run_async(...)`` runs the study on a worker thread, the loop free meanwhile.
+
+    Example:
+        >>> import asyncio, gasp
+        >>> result = asyncio.run(gasp.run_async("pronoun-pairs", "mock/personas",
+        ...                                     out=folder / "pairs-async", quick=True))
+        >>> result.ok
+        True
+    """
+    return await asyncio.to_thread(
+        run, study, model, out=out, quick=quick, seed=seed, level=level, skip=skip,
+        study_options=study_options, model_options=model_options, quiet=quiet, **options,
+    )  # fmt: skip
+
+
+__all__ = ["RUN_KEYWORDS", "STEPS", "run", "run_async", "study_option_values"]
