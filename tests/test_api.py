@@ -101,9 +101,12 @@ def test_a_dataframe_is_analysed_as_its_table_would_be(
 
 def test_mistakes_are_refused_before_anything_is_written(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    with pytest.raises(ConfigError, match="unknown run option 'colour'"):
+    with pytest.raises(ConfigError, match=r"gasp.run\(\) got an unknown keyword 'colour'"):
         gasp.run(STUDY, MODEL, out=out, colour="red")
-    with pytest.raises(ConfigError, match="--fdr must lie in"):
+    with pytest.raises(ConfigError, match="level must lie in"):
+        gasp.run(STUDY, MODEL, out=out, level=2.0)
+    deprecated = pytest.warns(DeprecationWarning, match="fdr is deprecated; call it level")
+    with deprecated, pytest.raises(ConfigError, match="level must lie in"):
         gasp.run(STUDY, MODEL, out=out, fdr=2.0)
     with pytest.raises(ConfigError, match="has no option 'nothing'"):
         gasp.run(STUDY, MODEL, out=out, study_options={"nothing": 1})
@@ -127,9 +130,15 @@ def test_compare_gives_the_study_s_comparison_of_two_runs(
     assert compared.study == STUDY and compared.results_dir == out
     assert compared.report is not None and compared.report.is_file()
     assert compared.tables
-    with pytest.raises(ConfigError, match="--level applies to a scorecard"):
-        gasp.compare([cli_out, api_out], out=tmp_path / "other", level=0.1)
-    assert not (tmp_path / "other").exists()
+    # the scorecard's tests of the headline metrics, at the level given
+    assert (out / "scorecard.json").is_file() and not compared.comparisons.empty
+    assert set(compared.comparisons["model"]) | set(compared.comparisons["baseline"]) == {
+        "cli",
+        "api",
+    }
+    other = gasp.compare([cli_out, api_out], out=tmp_path / "other", level=0.1)
+    assert json.loads((tmp_path / "other" / "scorecard.json").read_text())["level"] == 0.1
+    assert len(other.comparisons) == len(compared.comparisons)
 
 
 def test_audit_is_a_plain_function_after_the_package_is_imported() -> None:

@@ -197,7 +197,8 @@ def test_the_scorecard_reads_saved_results_and_only_the_api_and_cli_import_the_a
             study_package = _package_of(target).startswith("gasp.studies.")
             return top in ENGINE or study_package
         users = ("gasp.cli", "gasp.auditing", "gasp._api")
-        return target.startswith("gasp.auditing") and not source.startswith(users)
+        package_root = source == "gasp"  # its lazy attributes, for type checkers
+        return target.startswith("gasp.auditing") and not (source.startswith(users) or package_root)
 
     assert _violations(forbidden) == []
 

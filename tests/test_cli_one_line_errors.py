@@ -187,7 +187,7 @@ CASES: list[tuple[str, str, str]] = [
      '--fdr-scope must be one of comparison, study'),
     ('fdr 3',
      'run marked-personas -m mock/personas --fdr 3 --out {run}',
-     '--fdr must lie in (0, 1), got 3.0'),
+     '--level must lie in (0, 1), got 3.0'),
     ('min-share 7',
      'run -m mock/personas --min-share 7 --out {run}',
      '--min-share must lie in [0, 0.5)'),

@@ -5,10 +5,12 @@ test, Probe) and the related Marked Personas, OccuGender and paired-pronoun stud
 
 The public API (docs/api.md), imported on first use so that ``import gasp`` stays fast:
 
-- :func:`gasp.run` runs a study end to end in a run folder (as ``gasp run``);
+- :func:`gasp.run` runs a study end to end in a run folder (as ``gasp run``), and
+  :func:`gasp.run_async` for a caller with an event loop;
 - :func:`gasp.analyze` analyses a run, a table, a DataFrame or another tool's log;
-- :func:`gasp.compare` compares analysed runs of one study;
-- :func:`gasp.audit` runs an audit of several models (the :mod:`gasp.auditing` package).
+- :func:`gasp.compare` compares analysed runs and tests their differences;
+- :func:`gasp.audit` (:func:`gasp.audit_async`) runs an audit of several models, and
+  :func:`gasp.plan_audit` plans one (the :mod:`gasp.auditing` package does the work).
 
 Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
 package imports its own layer and those below): the base (``errors``), the core
@@ -17,7 +19,8 @@ the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools'
 in), the report framework (``report``), ``studies`` (one package per study), the
 pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:
 Inspect tasks out; ``testing``: mock backends and planted worlds), ``auditing`` (many
-runs, one scorecard), the public API above and ``cli`` (parses, calls the API, prints).
+runs, one scorecard), the public API above (``_api``: one function per command) and
+``cli`` (parses, calls the API, prints).
 The README's package table lists the same.
 """
 
@@ -31,9 +34,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gasp._api._analyze import analyze, compare
-    from gasp._api._audit import audit, audit_async, plan_audit
-    from gasp._api._run import run, run_async
+    from gasp._api import analyze, audit, audit_async, compare, plan_audit, run, run_async
     from gasp.auditing import AuditPlan, Scorecard
     from gasp.pipeline import RunResult
 
@@ -41,13 +42,13 @@ __version__ = "0.1.0"
 
 #: Lazy attributes: name -> (module, attribute).
 _LAZY: dict[str, tuple[str, str]] = {
-    "run": ("gasp._api._run", "run"),
-    "run_async": ("gasp._api._run", "run_async"),
-    "analyze": ("gasp._api._analyze", "analyze"),
-    "compare": ("gasp._api._analyze", "compare"),
-    "audit": ("gasp._api._audit", "audit"),
-    "audit_async": ("gasp._api._audit", "audit_async"),
-    "plan_audit": ("gasp._api._audit", "plan_audit"),
+    "run": ("gasp._api", "run"),
+    "run_async": ("gasp._api", "run_async"),
+    "analyze": ("gasp._api", "analyze"),
+    "compare": ("gasp._api", "compare"),
+    "audit": ("gasp._api", "audit"),
+    "audit_async": ("gasp._api", "audit_async"),
+    "plan_audit": ("gasp._api", "plan_audit"),
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),

@@ -9,7 +9,12 @@ USER_ERROR_EXIT_CODE = 2
 
 
 class GaspError(Exception):
-    """An error caused by input the user can correct; its message is one clear line."""
+    """An error caused by input the user can correct; its message is one clear line.
+
+    ``command_line_message``, when set, is the same error in the command line's words
+    (flags rather than keywords); the command line prints it instead."""
+
+    command_line_message: str | None = None
 
 
 class ConfigError(GaspError):

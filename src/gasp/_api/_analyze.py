@@ -77,7 +77,7 @@ def analyze(
     roles = require_mapping(fn, "columns", columns)
     kept = require_mapping(fn, "where", where)
     options["fdr"] = require_level(fn, "level", level)
-    if "seed" in options:
+    if options.get("seed") is not None:
         from gasp._api._keywords import require_int
 
         require_int(fn, "seed", options["seed"], minimum=0, maximum=2**32 - 1)

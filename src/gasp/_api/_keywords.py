@@ -180,7 +180,9 @@ def python_words(message: str) -> str:
 
 @contextlib.contextmanager
 def in_python_words(function: str) -> Iterator[None]:
-    """Errors raised inside speak of keywords, not flags, and name ``function``."""
+    """Errors raised inside speak of keywords, not flags, and name ``function``; the
+    message in flags stays on the error as ``command_line_message`` (the command line
+    prints it)."""
     try:
         yield
     except GaspError as exc:
@@ -191,7 +193,9 @@ def in_python_words(function: str) -> Iterator[None]:
         if worded == text or type(exc) not in (ConfigError, ArgumentError, ArgumentTypeError):
             raise
         kind = ArgumentTypeError if type(exc) is ArgumentTypeError else ArgumentError
-        raise kind(f"{function}(): {worded}") from None
+        error = kind(f"{function}(): {worded}")
+        error.command_line_message = text
+        raise error from None
 
 
 __all__ = [

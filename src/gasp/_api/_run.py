@@ -20,7 +20,6 @@ from gasp._api._keywords import (
     require_text,
     require_texts,
 )
-from gasp.errors import ArgumentError
 from gasp.pipeline import RunResult
 
 #: The keywords :func:`run` passes on to the run's settings (besides its own).
@@ -134,13 +133,7 @@ def _options(
     """Options as a mapping (``{"n": 4}``), or as the command line's ``KEY=VALUE`` texts."""
     if value is None or isinstance(value, Mapping):
         return require_mapping(function, name, value)
-    pairs = require_texts(function, name, value)
-    for pair in pairs:
-        if "=" not in pair or not pair.partition("=")[0].strip():
-            raise ArgumentError(
-                f"{function}(): {name} {pair!r} is not KEY=VALUE (or give a mapping)"
-            )
-    return tuple(pairs)
+    return tuple(require_texts(function, name, value))
 
 
 async def run_async(

@@ -35,6 +35,7 @@ from gasp.cli._app import app, one_line_help
 from gasp.cli._failures import (
     BROKEN_PIPE_EXIT_CODE,
     OutputWatch,
+    flag_words,
     os_error_line,
     quiet_exit,
     usage_error_line,
@@ -64,7 +65,8 @@ def main() -> None:
         print("Aborted!", file=sys.stderr)
         sys.exit(1)
     except GaspError as exc:
-        print(f"gasp: error: {exc}", file=sys.stderr)
+        said = getattr(exc, "command_line_message", None) or flag_words(str(exc))
+        print(f"gasp: error: {said}", file=sys.stderr)
         sys.exit(USER_ERROR_EXIT_CODE)
     except OSError as exc:
         print(f"gasp: error: {os_error_line(exc)}", file=sys.stderr)

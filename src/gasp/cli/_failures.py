@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,21 @@ def os_error_line(exc: OSError) -> str:
         return reason
     target = f"{exc.filename} -> {exc.filename2}" if exc.filename2 is not None else exc.filename
     return f"{reason}: {target}"
+
+
+_CALLED = re.compile(r"^gasp\.[a-z_]+\(\): (?:([a-z][a-z0-9_]*)(?= ))?")
+
+
+def flag_words(message: str) -> str:
+    """A public function's error in the command line's words: ``gasp.run(): level must
+    lie in (0, 1)`` is ``--level must lie in (0, 1)`` (each flag is its keyword with
+    dashes for underscores)."""
+
+    def flag(match: re.Match[str]) -> str:
+        name = match.group(1)
+        return "" if name is None else "--" + name.replace("_", "-")
+
+    return _CALLED.sub(flag, message, count=1)
 
 
 def usage_error_line(exc: Exception, args: Sequence[str]) -> str:
@@ -85,4 +101,10 @@ def quiet_exit(code: int) -> None:
     sys.exit(code)
 
 
-__all__ = ["BROKEN_PIPE_EXIT_CODE", "OutputWatch", "os_error_line", "quiet_exit"]
+__all__ = [
+    "BROKEN_PIPE_EXIT_CODE",
+    "OutputWatch",
+    "flag_words",
+    "os_error_line",
+    "quiet_exit",
+]
