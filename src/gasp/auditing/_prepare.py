@@ -33,7 +33,7 @@ from gasp.auditing._models import (
 )
 from gasp.auditing._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_detect
 from gasp.auditing._scorecard import AuditModel
-from gasp.errors import BackendError, ConfigError
+from gasp.errors import BackendError, ConfigError, MissingKeyError
 from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
 
 
@@ -204,6 +204,9 @@ def prepare_audit(
         with contextlib.suppress(*(() if stored else (ConfigError,))):
             try:
                 check_served(spec)
+            except MissingKeyError:
+                if keys:
+                    raise
             except BackendError as exc:
                 unserved[spec.key] = str(exc)
     return PreparedAudit(
