@@ -62,7 +62,7 @@ def analyze(
         'marked-personas'
     """
     fn = "gasp.analyze"
-    options = renamed(fn, dict(options))
+    options = renamed(fn, dict(options), {"level": level})
     refuse_unknown(fn, options, ANALYZE_KEYWORDS)
     level = options.pop("level", level)
     if not isinstance(source, str | Path | pd.DataFrame):

@@ -141,13 +141,17 @@ def require_choices(
             raise ArgumentError(f"{function}(): {name} {value!r} is not one of {', '.join(known)}")
 
 
-def renamed(function: str, options: dict[str, Any]) -> dict[str, Any]:
+def renamed(
+    function: str, options: dict[str, Any], given: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
     """``options`` with old spellings (``fdr``) under their names (``level``), each
-    warned about once as deprecated; both spellings at once is an :class:`ArgumentError`."""
+    warned about once as deprecated; both spellings at once (in ``options`` or among the
+    keywords ``given`` explicitly) is an :class:`ArgumentError`."""
+    explicit = dict(given or {})
     for old, new in RENAMED.items():
         if old not in options:
             continue
-        if new in options and options[new] is not None:
+        if options.get(new, explicit.get(new)) is not None:
             raise ArgumentError(f"{function}(): give {new}, not both {new} and {old}")
         warnings.warn(
             f"{function}(): {old} is deprecated; call it {new}", DeprecationWarning, stacklevel=3

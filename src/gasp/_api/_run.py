@@ -79,7 +79,7 @@ def run(
         ['binary_inconsistent', 'inconsistent']
     """
     fn = "gasp.run"
-    options = renamed(fn, dict(options))
+    options = renamed(fn, dict(options), {"level": level})
     refuse_unknown(fn, options, (*RUN_KEYWORDS, "level"))
     level = options.pop("level", level)
     require_text(fn, "study", study)
