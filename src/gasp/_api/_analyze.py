@@ -53,13 +53,11 @@ def analyze(
     run's results folder, or ``<file>.results``).
 
     Example:
-        >>> import gasp, pandas as pd
-        >>> texts = pd.DataFrame({"text": ["She is kind.", "He is tall."] * 20,
-        ...                       "gender": ["F", "M"] * 20})
-        >>> result = gasp.analyze(texts, study="marked-personas", out=folder / "texts",
-        ...                       columns={"group": "gender"}, bootstrap=0)
-        >>> result.study
-        'marked-personas'
+        >>> import gasp
+        >>> run = gasp.run("narratives", "mock/personas", out=folder / "stories", quick=True)
+        >>> again = gasp.analyze(run.folder, out=folder / "reanalysed", bootstrap=0)
+        >>> again.study, again.model
+        ('narratives', 'mock/personas')
     """
     fn = "gasp.analyze"
     options = renamed(fn, dict(options), {"level": level})

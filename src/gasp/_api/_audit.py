@@ -94,7 +94,8 @@ def audit(
         >>> import gasp
         >>> card = gasp.audit(["a=mock/personas", "b=mock/personas"], "narratives",
         ...                   baseline="a", out=folder / "audit", quick=True, quiet=True,
-        ...                   model_options={"b": {"female_share": 0.9}})
+        ...                   model_options={"b": {"female_share": 0.9}},
+        ...                   study_options={"narratives": {"n": 10}})
         >>> row = card.comparisons.set_index("metric").loc["named_female_share"]
         >>> bool(row["significant"]), row["direction"] in ("better", "worse")
         (True, True)
@@ -130,7 +131,7 @@ async def audit_async(
 
     Example:
         >>> import asyncio, gasp
-        >>> card = asyncio.run(gasp.audit_async(["a=mock/personas", "b=mock/personas"],
+        >>> card = asyncio.run(gasp.audit_async(["a=mock/personas", "b=mock/echo"],
         ...                    "pronoun-pairs", baseline="a", out=folder / "audit-async",
         ...                    quick=True, quiet=True))
         >>> card.exit_status
