@@ -98,7 +98,7 @@ def document(title: str, body: str, *, charts: bool = False, live: bool = False)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{esc(title)}</title>"
+        f'<title>{esc(title)}</title><link rel="icon" href="data:,">'
         f'<link rel="stylesheet" href="{STATIC}/view.css">{scripts}'
         f'<script src="{STATIC}/view.js" defer></script></head>'
         f'<body data-live="{"1" if live else "0"}"><header><a href="index.html">gasp view</a>'

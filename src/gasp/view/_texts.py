@@ -230,7 +230,8 @@ def pairs_page(
 
 
 def significant_words(results: Path) -> list[str]:
-    """The words of a run's word browser (its ``examples.json``), in its order."""
+    """The words of a run's word browser (its ``examples.json``), in its order (keys that
+    are not single words, such as the narratives' groups of stories, are left out)."""
     path = results / "examples.json"
     if not path.is_file():
         return []
@@ -239,7 +240,9 @@ def significant_words(results: Path) -> list[str]:
     except (OSError, json.JSONDecodeError):
         return []
     words = data.get("words") if isinstance(data, dict) else None
-    return [str(w) for w in words] if isinstance(words, dict) else []
+    if not isinstance(words, dict):
+        return []
+    return [str(w) for w in words if str(w) and normalize(str(w)) == str(w)]
 
 
 def jobs(results: Path) -> pd.DataFrame:
