@@ -17,7 +17,7 @@ import gasp
 #: Model text that must show as text: a script, a script end, an event handler, an
 #: element that would run one, and a right-to-left override.
 HOSTILE = (
-    'Rachel wrote <script>window.pwned = 1</script> then </script><img src=x '
+    "Rachel wrote <script>window.pwned = 1</script> then </script><img src=x "
     'onerror="window.pwned = 2"> and <b onmouseover="window.pwned = 3">bold</b> '
     "\u202eevil reversed\u202c she said."
 )

@@ -59,14 +59,16 @@ def _select(driver: Any, name: str, value: str) -> None:
 def _key(driver: Any, text: str) -> str:
     """The page a link with ``text`` points to."""
     return driver.execute_script(
-        "return Array.from(document.querySelectorAll('a')).find(a => a.textContent === arguments[0])"
-        ".getAttribute('href')",
+        "return Array.from(document.querySelectorAll('a'))"
+        ".find(a => a.textContent === arguments[0]).getAttribute('href')",
         text,
     )
 
 
 def test_the_index_lists_the_tree_and_filters_narrow_it(
-    driver: Any, address: str, view_tree: Tree  # noqa: F811
+    driver: Any,
+    address: str,
+    view_tree: Tree,  # noqa: F811
 ) -> None:
     driver.get(address)
     assert driver.title == "Runs and audits"
@@ -78,9 +80,7 @@ def test_the_index_lists_the_tree_and_filters_narrow_it(
     assert _visible_rows(driver, "listing") == ["occugender"]
     _select(driver, "study", "")
     _select(driver, "kind", "audit")
-    assert sorted(_visible_rows(driver, "listing")) == [
-        f"releases/release-{n}" for n in (1, 2, 3)
-    ]
+    assert sorted(_visible_rows(driver, "listing")) == [f"releases/release-{n}" for n in (1, 2, 3)]
     _select(driver, "kind", "")
     box = driver.find_element("css selector", "[data-search-box]")
     box.send_keys("broken")
@@ -95,9 +95,7 @@ def test_the_index_lists_the_tree_and_filters_narrow_it(
     assert severe_console_entries(driver) == []
 
 
-def test_the_audit_page_shows_its_comparisons_and_forest_plots(
-    driver: Any, address: str
-) -> None:
+def test_the_audit_page_shows_its_comparisons_and_forest_plots(driver: Any, address: str) -> None:
     driver.get(address)
     driver.get(address + _key(driver, "releases/release-1"))
     comparisons = driver.execute_script(
@@ -144,9 +142,7 @@ def test_the_releases_chart_has_one_point_per_audit_in_time_order(
     assert severe_console_entries(driver) == []
 
 
-def test_a_word_opens_the_generations_that_use_it(
-    driver: Any, address: str
-) -> None:
+def test_a_word_opens_the_generations_that_use_it(driver: Any, address: str) -> None:
     driver.get(address)
     driver.get(address + _key(driver, "more-of-the-same"))
     link = driver.find_element("css selector", "ul.words a")
@@ -157,7 +153,7 @@ def test_a_word_opens_the_generations_that_use_it(
     )
     texts = driver.find_elements("css selector", "ol.texts li")
     assert texts and marks
-    assert all(m.lower().strip(".,;:!?'\"") .startswith(word[:1]) for m in marks)
+    assert all(m.lower().strip(".,;:!?'\"").startswith(word[:1]) for m in marks)
     assert all(word in "".join(ch for ch in m.lower() if ch.isalpha()) for m in marks)
 
 
@@ -183,8 +179,8 @@ def test_hostile_model_texts_stay_text(driver: Any, address: str) -> None:
 def test_a_generating_run_shows_its_progress_advance(driver: Any, tmp_path: Path) -> None:
     folder = tmp_path / "live" / "narratives"
     code = (
-        "import gasp; gasp.run('narratives', 'mock/personas', out=%r, quick=True, n=40,"
-        " max_concurrency=1, model_options={'latency_s': 0.05})" % str(folder)
+        f"import gasp; gasp.run('narratives', 'mock/personas', out={str(folder)!r}, quick=True,"
+        " n=40, max_concurrency=1, model_options={'latency_s': 0.05})"
     )
     env = {**os.environ, "PYTHONPATH": SRC}
     proc = subprocess.Popen(
@@ -216,7 +212,10 @@ def test_a_generating_run_shows_its_progress_advance(driver: Any, tmp_path: Path
 
 
 def test_the_export_opens_from_disk_with_the_same_content(
-    driver: Any, address: str, view_tree: Tree, tmp_path: Path  # noqa: F811
+    driver: Any,
+    address: str,
+    view_tree: Tree,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     driver.get(address)
     served = sorted(_visible_rows(driver, "listing"))
