@@ -11,7 +11,7 @@ from pathlib import Path
 
 import uvicorn
 
-from gasp.view import build_app
+from gasp.viewing import build_app
 
 
 @contextlib.contextmanager

@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("studies", ("studies",)),
     ("pipeline and interop", ("pipeline", "interop", "testing")),
     ("audit", ("auditing",)),
-    ("results browser", ("view",)),
+    ("results browser", ("viewing",)),
     ("public API", ("_api",)),
     ("command line", ("cli", "__init__", "__main__")),
 )

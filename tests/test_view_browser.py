@@ -19,7 +19,7 @@ import pytest
 from _browser import chromium, require_chromium, severe_console_entries
 from _view_server import serving
 from _view_tree import Tree, view_tree  # noqa: F401 (the fixture)
-from gasp.view import export_site
+from gasp.viewing import export_site
 
 pytestmark = pytest.mark.browser
 

@@ -16,9 +16,9 @@ from starlette.testclient import TestClient
 
 from _view_tree import HOSTILE, Tree, snapshot, view_tree  # noqa: F401 (the fixture)
 from gasp.errors import ConfigError
-from gasp.view import build_app, export_site, view
-from gasp.view._paths import safe_file
-from gasp.view._texts import word_page
+from gasp.viewing import build_app, export_site, view
+from gasp.viewing._paths import safe_file
+from gasp.viewing._texts import word_page
 
 
 @pytest.fixture(scope="module")

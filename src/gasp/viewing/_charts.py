@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from gasp.view._catalog import Catalog
+from gasp.viewing._catalog import Catalog
 
 #: Marker colour of each verdict.
 COLOURS = {

@@ -20,8 +20,8 @@ from typing import Any
 from gasp.errors import DataError, GaspError
 from gasp.io import RESULTS_DIR, STORE_FILE
 from gasp.results import INCOMPLETE_KEY, INDEX_FILE
-from gasp.view._metrics import run_metrics
-from gasp.view._store import store_state
+from gasp.viewing._metrics import run_metrics
+from gasp.viewing._store import store_state
 
 AUDIT_FILE = "audit.json"
 SCORECARD_FILE = "scorecard.json"
@@ -174,7 +174,10 @@ class Catalog:
         self.runs: dict[str, Run] = {}
         self.audits: dict[str, Audit] = {}
         self._cache: dict[Path, tuple[tuple[int, ...], Run | Audit]] = {}
+        self._metrics: dict[Path, tuple[tuple[int, ...], list[dict[str, Any]]]] = {}
         self._lock = threading.Lock()
+        #: Runs whose headline metrics are not read yet (see :meth:`read_metrics`).
+        self.pending: list[Run] = []
 
     def _cached(self, folder: Path, sig: tuple[int, ...], make: Any) -> Any:
         hit = self._cache.get(folder)
@@ -184,8 +187,12 @@ class Catalog:
         self._cache[folder] = (sig, entry)
         return entry
 
-    def scan(self) -> Catalog:
-        """Look for runs and audits again (thread-safe); returns itself."""
+    def scan(self, *, metrics: bool = True) -> Catalog:
+        """Look for runs and audits again (thread-safe); returns itself.
+
+        With ``metrics`` false, runs outside audits whose headline metrics are not
+        cached yet are left in :attr:`pending` (a server reads them in the background
+        with :meth:`read_metrics`, so the first index of a large tree comes at once)."""
         with self._lock:
             runs: dict[str, Run] = {}
             audits: dict[str, Audit] = {}
@@ -199,14 +206,35 @@ class Catalog:
                     notes.append(f"no run or audit found under {top}")
             for audit in audits.values():
                 self._link(audit, runs)
+            pending = []
             for run in runs.values():
-                if run.results is not None and not run.metrics and run.status != "error":
-                    sig = _signature(run.results, INDEX_FILE)
-                    run.metrics = self._cached(
-                        run.results, sig, lambda r=run: run_metrics(r.study, r.results)
-                    )
-            self.runs, self.audits, self.notes = runs, audits, notes
+                if run.results is None or run.audit is not None or run.status == "error":
+                    continue
+                hit = self._metrics.get(run.results)
+                if hit is not None and hit[0] == _signature(run.results, INDEX_FILE):
+                    run.metrics = hit[1]
+                else:
+                    pending.append(run)
+            self.runs, self.audits, self.notes, self.pending = runs, audits, notes, pending
+        if metrics:
+            self.read_metrics()
         return self
+
+    def read_metrics(self) -> int:
+        """Read the headline metrics of the runs in :attr:`pending`; how many were read."""
+        done = 0
+        for run in list(self.pending):
+            if run.results is None:
+                continue
+            sig = _signature(run.results, INDEX_FILE)
+            rows = run_metrics(run.study, run.results)
+            with self._lock:
+                self._metrics[run.results] = (sig, rows)
+                run.metrics = rows
+                if run in self.pending:
+                    self.pending.remove(run)
+            done += 1
+        return done
 
     def _walk(
         self,

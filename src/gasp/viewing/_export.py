@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gasp.errors import ConfigError
-from gasp.view._assets import ASSETS, asset_path
-from gasp.view._paths import inside, safe_file
-from gasp.view._site import Site
+from gasp.viewing._assets import ASSETS, asset_path
+from gasp.viewing._paths import inside, safe_file
+from gasp.viewing._site import Site
 
 #: The most pages of one paginated list of texts an export holds.
 MAX_PAGES = 10

@@ -84,34 +84,51 @@ def answers(conn: sqlite3.Connection) -> int:
     )
 
 
+#: Everything :func:`store_state` reads from a store of schema version 2, in one query.
+_STATE = (
+    "SELECT (SELECT body FROM manifest WHERE id = 1), "
+    "(SELECT COUNT(*) FROM samples WHERE stop_reason != 'error') "
+    "+ (SELECT COUNT(*) FROM scores WHERE status != 'error'), "
+    "(SELECT outcome FROM sessions ORDER BY id DESC LIMIT 1), "
+    "(SELECT finished_at IS NOT NULL FROM sessions ORDER BY id DESC LIMIT 1)"
+)
+
+
+def _manifest(store: Path, body: Any) -> dict[str, Any]:
+    if body is None:
+        return {}
+    try:
+        manifest = json.loads(body)
+    except (TypeError, json.JSONDecodeError):
+        raise DataError(f"{store.name}: its manifest is not JSON") from None
+    return manifest if isinstance(manifest, dict) else {}
+
+
 def store_state(store: Path) -> StoreState:
     """The state of the run in ``store`` (a :class:`DataError` when it cannot be read)."""
     running = lock_holder(store) is not None
     with read_only(store) as conn:
-        row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
-        manifest: dict[str, Any] = {}
-        if row is not None:
-            try:
-                manifest = json.loads(row[0])
-            except (TypeError, json.JSONDecodeError):
-                raise DataError(f"{store.name}: its manifest is not JSON") from None
-        outcome = None
-        with contextlib.suppress(sqlite3.OperationalError):
-            last = conn.execute(
-                "SELECT outcome, finished_at FROM sessions ORDER BY id DESC LIMIT 1"
-            ).fetchone()
-            if last is not None:
-                outcome = last[0] if last[1] is not None else "interrupted"
+        try:
+            body, done, outcome, finished = conn.execute(_STATE).fetchone()
+        except sqlite3.OperationalError:  # a table an older store lacks: one at a time
+            body = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
+            body, done, outcome, finished = (body or (None,))[0], answers(conn), None, True
+            with contextlib.suppress(sqlite3.OperationalError):
+                last = conn.execute(
+                    "SELECT outcome, finished_at IS NOT NULL FROM sessions ORDER BY id DESC"
+                ).fetchone()
+                outcome, finished = last if last is not None else (None, True)
+        manifest = _manifest(store, body)
         study = manifest.get("study")
         model = manifest.get("model")
         return StoreState(
             study=str(manifest.get("study_kind") or (study or {}).get("name") or "") or None,
             model=(model or {}).get("spec") if isinstance(model, dict) else None,
             started_at=manifest.get("started_at"),
-            answers=answers(conn),
+            answers=int(done or 0),
             expected=_expected(conn, manifest) if "study" in manifest else 0,
             running=running,
-            outcome=outcome,
+            outcome=outcome if finished or outcome is None else "interrupted",
             manifest=manifest,
         )
 

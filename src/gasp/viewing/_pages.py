@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from gasp.view._catalog import Audit, Catalog, Run
-from gasp.view._charts import forest_figures
-from gasp.view._html import (
+from gasp.viewing._catalog import Audit, Catalog, Run
+from gasp.viewing._charts import forest_figures
+from gasp.viewing._html import (
     document,
     error_box,
     esc,
@@ -133,6 +133,11 @@ def index_page(catalog: Catalog, *, live: bool) -> str:
         + " <span data-shown></span></div>"
     )
     notes = "".join(f"<li>{esc(n)}</li>" for n in catalog.notes)
+    if catalog.pending:
+        notes += (
+            f"<li>The headline metrics of {len(catalog.pending):,} runs are being read; "
+            "reload to see them.</li>"
+        )
     body = (
         f"<p>{len(catalog.audits)} audits and {len(catalog.runs)} runs under "
         f"{esc(', '.join(str(r) for r in catalog.roots))}.</p>"

@@ -44,12 +44,12 @@ def view(
     """
     roots = _check_folders(folders)
     if export is not None:
-        from gasp.view._export import export_site
+        from gasp.viewing._export import export_site
 
         return str(export_site(roots, export))
     import uvicorn
 
-    from gasp.view._app import build_app
+    from gasp.viewing._app import build_app
 
     if host != LOCAL_HOST:
         warnings.warn(
@@ -59,6 +59,7 @@ def view(
             stacklevel=2,
         )
     app = build_app(roots)
+    app.state.scanner.fresh()  # the folders are searched before the address is given
     sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:

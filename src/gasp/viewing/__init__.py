@@ -10,13 +10,17 @@ models' pronoun-pair answers side by side, an OccuGender job's scored expression
 paginated from the run stores. Charts are drawn by Plotly, whose script comes from
 the installed ``plotly`` package: nothing is fetched from the network. Nothing under
 the folders is ever written.
+
+The public ``gasp.view`` is :func:`view`; the package is named ``viewing`` so that
+importing it never replaces that function on ``gasp`` (as ``gasp.auditing`` keeps
+``gasp.audit`` a function).
 """
 
-from gasp.view._app import build_app
-from gasp.view._catalog import Audit, Catalog, Run
-from gasp.view._export import MAX_PAGES, export_site
-from gasp.view._serve import LOCAL_HOST, view
-from gasp.view._site import Site
+from gasp.viewing._app import build_app
+from gasp.viewing._catalog import Audit, Catalog, Run
+from gasp.viewing._export import MAX_PAGES, export_site
+from gasp.viewing._serve import LOCAL_HOST, view
+from gasp.viewing._site import Site
 
 __all__ = [
     "LOCAL_HOST",

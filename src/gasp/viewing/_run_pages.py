@@ -5,10 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 from gasp.errors import GaspError
-from gasp.view._catalog import Audit, Catalog, Run
-from gasp.view._html import document, error_box, esc, interval, link, marked, number, pager, table
-from gasp.view._pages import size_text, status_cell
-from gasp.view._texts import (
+from gasp.viewing._catalog import Audit, Catalog, Run
+from gasp.viewing._html import (
+    document,
+    error_box,
+    esc,
+    interval,
+    link,
+    marked,
+    number,
+    pager,
+    table,
+)
+from gasp.viewing._pages import size_text, status_cell
+from gasp.viewing._texts import (
     Page,
     Text,
     job_page,

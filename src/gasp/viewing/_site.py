@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
-from gasp.view._catalog import Catalog
-from gasp.view._charts import metric_choices, releases
-from gasp.view._html import document, esc, json_script, link
-from gasp.view._pages import audit_page, index_page
-from gasp.view._run_pages import (
+from gasp.viewing._catalog import Catalog
+from gasp.viewing._charts import metric_choices, releases
+from gasp.viewing._html import document, esc, json_script, link
+from gasp.viewing._pages import audit_page, index_page
+from gasp.viewing._run_pages import (
     STORY_GENDERS,
     job_view,
     pairs_view,

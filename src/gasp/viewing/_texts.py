@@ -21,7 +21,7 @@ import pandas as pd
 
 from gasp.errors import DataError
 from gasp.text import normalize
-from gasp.view._store import read_only
+from gasp.viewing._store import read_only
 
 #: Texts per page.
 PAGE_SIZE = 25
@@ -62,9 +62,18 @@ def name_marks(text: str, name: str) -> tuple[tuple[int, int], ...]:
 
 
 def _has_word(text: str | None, word: str) -> int:
-    if not text or word[:1] not in text.lower():
-        return 0
-    return int(any(normalize(chunk) == word for chunk in text.split()))
+    """1 where a whitespace-separated chunk of ``text`` normalizes to ``word``
+    (normalizing the whole text keeps its whitespace, so its chunks are the chunks')."""
+    return int(bool(text) and word in normalize(text or "").split())
+
+
+def _prefilter(word: str) -> str:
+    """A ``LIKE`` pattern every text using ``word`` matches (its letters in order, anything
+    between them), which SQLite checks before the exact test; ``%`` for a word with letters
+    beyond ASCII, whose case ``LIKE`` does not fold."""
+    if not word.isascii():
+        return "%"
+    return "%" + "%".join(word) + "%"
 
 
 def _labels(attributes: str | None, sample_index: int) -> dict[str, Any]:
@@ -88,9 +97,9 @@ def word_page(store: Path, word: str, number: int = 1, size: int = PAGE_SIZE) ->
         rows = conn.execute(
             "SELECT s.text, i.attributes, s.sample_index FROM samples s "
             "JOIN items i ON i.item_id = s.item_id "
-            "WHERE s.stop_reason != 'error' AND gasp_has_word(s.text, ?) "
+            "WHERE s.stop_reason != 'error' AND s.text LIKE ? AND gasp_has_word(s.text, ?) "
             "ORDER BY s.id LIMIT ? OFFSET ?",
-            (word, size + 1, offset),
+            (_prefilter(word), word, size + 1, offset),
         ).fetchall()
     texts = [Text(_labels(a, i), t, word_marks(t, word)) for t, a, i in rows[:size]]
     return Page(number, texts, len(rows) > size)

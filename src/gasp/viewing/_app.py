@@ -1,8 +1,8 @@
-"""The live server: a Starlette application over a :class:`~gasp.view._site.Site`.
+"""The live server: a Starlette application over a :class:`~gasp.viewing._site.Site`.
 
 It answers GET only: the pages by name, the browser's own scripts and Plotly's (from
 the installed packages), files under the folders given (``files/<n>/<path>``, checked
-by :func:`~gasp.view._paths.safe_file`), and ``api/progress.json`` for the runs that
+by :func:`~gasp.viewing._paths.safe_file`), and ``api/progress.json`` for the runs that
 are generating. Every response forbids other origins' scripts and framing.
 """
 
@@ -21,10 +21,10 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Route
 
 from gasp.errors import GaspError
-from gasp.view._assets import asset_path
-from gasp.view._paths import safe_file
-from gasp.view._site import Site
-from gasp.view._store import progress
+from gasp.viewing._assets import asset_path
+from gasp.viewing._paths import safe_file
+from gasp.viewing._site import Site
+from gasp.viewing._store import progress
 
 #: Seconds a scan of the folders is reused before the next request looks again.
 RESCAN_S = 1.0
@@ -56,12 +56,18 @@ class _Scanner:
         self.site = site
         self._lock = threading.Lock()
         self._at = 0.0
+        self._reader: threading.Thread | None = None
 
     def fresh(self) -> None:
+        """Scan again if the last scan is older than :data:`RESCAN_S`; headline metrics
+        not read yet are read by a background thread, not by the request."""
         with self._lock:
             if time.monotonic() - self._at >= RESCAN_S:
-                self.site.scan()
+                self.site.catalog.scan(metrics=False)
                 self._at = time.monotonic()
+            if self.site.catalog.pending and (self._reader is None or not self._reader.is_alive()):
+                self._reader = threading.Thread(target=self.site.catalog.read_metrics, daemon=True)
+                self._reader.start()
 
 
 def build_app(folders: Sequence[str | Path] = (".",)) -> Starlette:
@@ -119,6 +125,7 @@ def build_app(folders: Sequence[str | Path] = (".",)) -> Starlette:
     ]
     app = Starlette(routes=routes)
     app.state.site = site
+    app.state.scanner = scanner
     return app
 
 
