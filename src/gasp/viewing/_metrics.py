@@ -38,7 +38,7 @@ class _Tables(dict[str, pd.DataFrame]):
             raise KeyError(name)
         return self._read(name)
 
-    def get(self, name: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, name: str, default: Any = None) -> Any:
         return self._read(name) if name in self._names else default
 
     def __contains__(self, name: object) -> bool:
