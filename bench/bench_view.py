@@ -21,6 +21,7 @@ runs and the first page of texts of a 100,000-generation run each under 1 s.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -87,9 +88,13 @@ def main(argv: list[str] | None = None) -> int:
         tree_bytes = make_runs(work / "many", args.runs)
         store = make_large(work / "big", args.generations)
         print(f"made the trees in {time.perf_counter() - t0:.1f} s under {work}")
+        print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         rows = []
         client = TestClient(build_app([work / "many"]))
+        cpu = time.process_time()
         cold, size = timed(client, "/")
+        cpu = time.process_time() - cpu
+        print(f"first index: {cold:.2f} s wall, {cpu:.2f} s CPU (this process, all threads)")
         warm = []
         for _ in range(5):
             app_module.RESCAN_S = 0.0  # search the folders again on every request
