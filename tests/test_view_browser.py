@@ -206,6 +206,12 @@ def test_a_generating_run_shows_its_progress_advance(driver: Any, tmp_path: Path
             assert first < later <= total
             count = driver.find_element("css selector", "[data-count]").text
             assert count.endswith("/ 160")
+            proc.kill()  # killed while generating: the run reads "interrupted"
+            proc.wait(30)
+            time.sleep(1.2)  # the server searches the folders again at most once a second
+            driver.get(url)
+            status = driver.find_element("css selector", "#listing .status").text
+            assert status == "interrupted"
     finally:
         proc.kill()
         proc.wait(30)

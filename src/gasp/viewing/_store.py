@@ -18,24 +18,42 @@ from gasp.errors import DataError
 from gasp.store import lock_holder, read_only_uri
 
 
+def _connect(store: Path) -> sqlite3.Connection:
+    """A read-only connection whose schema could be read: ``mode=ro`` where a write-ahead
+    log shows a writer (falling back to immutable where its shared memory cannot be
+    opened, as in a read-only folder), else immutable (nothing is written beside it)."""
+    plain = read_only_uri(store)
+    uris = [plain, plain + "&immutable=1"] if Path(f"{store}-wal").exists() else []
+    uris = uris or [plain + "&immutable=1"]
+    failure: Exception | None = None
+    for uri in uris:
+        try:
+            conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+        except sqlite3.Error as exc:
+            failure = exc
+            continue
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            failure = exc
+            continue
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise DataError(f"{store.name} is not a readable run store: {exc}") from None
+        if "gasp_meta" not in tables or "manifest" not in tables:
+            conn.close()
+            raise DataError(f"{store.name} is not a gasp run store")
+        return conn
+    raise DataError(f"cannot open run store {store.name}: {failure}")
+
+
 @contextlib.contextmanager
 def read_only(store: Path) -> Iterator[sqlite3.Connection]:
     """A read-only connection to ``store``; a file that is not a readable gasp store is a
     :class:`DataError` with SQLite's reason."""
-    uri = read_only_uri(store)
-    if not Path(f"{store}-wal").exists():
-        uri += "&immutable=1"
+    conn = _connect(store)
     try:
-        conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise DataError(f"cannot open run store {store.name}: {exc}") from None
-    try:
-        try:
-            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
-        except sqlite3.DatabaseError as exc:
-            raise DataError(f"{store.name} is not a readable run store: {exc}") from None
-        if "gasp_meta" not in tables or "manifest" not in tables:
-            raise DataError(f"{store.name} is not a gasp run store")
         yield conn
     except sqlite3.DatabaseError as exc:
         raise DataError(f"{store.name} cannot be read: {exc}") from None
