@@ -58,6 +58,12 @@ class Run:
     results: Path | None = None
     store: Path | None = None
 
+    @property
+    def label(self) -> str:
+        """The folder as shown: its path under the folder given, or its name when it is
+        that folder."""
+        return self.rel if self.rel != "." else self.folder.name
+
 
 @dataclass
 class Audit:
@@ -75,6 +81,12 @@ class Audit:
     card: dict[str, Any] | None = None
     #: (model name, study) -> the key of its run.
     runs: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """The folder as shown: its path under the folder given, or its name when it is
+        that folder."""
+        return self.rel if self.rel != "." else self.folder.name
 
 
 def _mtime(path: Path) -> int:

@@ -139,7 +139,7 @@ def releases(catalog: Catalog, study: str, metric: str) -> dict[str, Any]:
             {
                 "key": audit.key,
                 "kind": "audit",
-                "label": audit.rel,
+                "label": audit.label,
                 "date": audit.date or "",
                 "href": f"audit-{audit.key}.html",
                 "points": points,
@@ -164,7 +164,7 @@ def releases(catalog: Catalog, study: str, metric: str) -> dict[str, Any]:
                     {
                         "key": run.key,
                         "kind": "run",
-                        "label": run.rel,
+                        "label": run.label,
                         "date": run.date or "",
                         "href": f"run-{run.key}.html",
                         "points": [point],

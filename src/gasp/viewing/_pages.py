@@ -53,9 +53,9 @@ def metrics_text(rows: list[dict[str, Any]], limit: int = 4) -> str:
 
 def _run_row(run: Run, catalog: Catalog) -> tuple[list[str], str]:
     audit = catalog.audits.get(run.audit or "")
-    where = link(f"run-{run.key}.html", run.rel)
+    where = link(f"run-{run.key}.html", run.label)
     if audit is not None:
-        where += f' <span class="in">in {link(f"audit-{audit.key}.html", audit.rel)}</span>'
+        where += f' <span class="in">in {link(f"audit-{audit.key}.html", audit.label)}</span>'
     cells = [
         "run",
         where,
@@ -66,7 +66,7 @@ def _run_row(run: Run, catalog: Catalog) -> tuple[list[str], str]:
         status_cell(run),
         metrics_text(run.metrics),
     ]
-    search = " ".join(str(x) for x in (run.rel, run.study, run.model, run.status)).lower()
+    search = " ".join(str(x) for x in (run.label, run.study, run.model, run.status)).lower()
     attrs = (
         f'data-kind="run" data-study="{esc(run.study or "")}" data-model="{esc(run.model or "")}"'
         f' data-status="{esc(run.status)}" data-search="{esc(search)}"'
@@ -86,7 +86,7 @@ def _audit_row(audit: Audit) -> tuple[list[str], str]:
         status += error_box(audit.error)
     cells = [
         "audit",
-        link(f"audit-{audit.key}.html", audit.rel),
+        link(f"audit-{audit.key}.html", audit.label),
         esc(", ".join(audit.studies)),
         esc(", ".join(audit.models)),
         esc((audit.date or "")[:19].replace("T", " ")),
@@ -94,7 +94,7 @@ def _audit_row(audit: Audit) -> tuple[list[str], str]:
         status,
         esc(summary),
     ]
-    search = " ".join([audit.rel, *audit.studies, *audit.models, audit.status]).lower()
+    search = " ".join([audit.label, *audit.studies, *audit.models, audit.status]).lower()
     attrs = (
         f'data-kind="audit" data-study="{esc(" ".join(audit.studies))}"'
         f' data-model="{esc(" ".join(audit.models))}" data-status="{esc(audit.status)}"'
@@ -173,7 +173,7 @@ def audit_page(audit: Audit, catalog: Catalog, *, live: bool) -> str:
     if audit.error or audit.card is None:
         message = audit.error or "this audit has no scorecard yet (its runs are listed below)"
         return document(
-            f"Audit {audit.rel}", error_box(message) + _runs_table(audit, catalog), live=live
+            f"Audit {audit.label}", error_box(message) + _runs_table(audit, catalog), live=live
         )
     card = audit.card
     comparisons = card.get("comparisons", [])
@@ -243,7 +243,7 @@ def audit_page(audit: Audit, catalog: Catalog, *, live: bool) -> str:
     body += _pairs_links(audit)
     body += "<h2>Forest plots</h2>" + (charts or "<p>No metric to plot.</p>")
     body += "<h2>Runs</h2>" + _runs_table(audit, catalog)
-    return document(f"Audit {audit.rel}", body, charts=bool(figures), live=live)
+    return document(f"Audit {audit.label}", body, charts=bool(figures), live=live)
 
 
 def _metrics_table(audit: Audit, catalog: Catalog) -> str:
@@ -294,7 +294,7 @@ def _runs_table(audit: Audit, catalog: Catalog) -> str:
     rows = []
     for (model, study), key in sorted(audit.runs.items()):
         run = catalog.runs[key]
-        rows.append([esc(model), esc(study), link(f"run-{key}.html", run.rel), status_cell(run)])
+        rows.append([esc(model), esc(study), link(f"run-{key}.html", run.label), status_cell(run)])
     for record in (audit.card or {}).get("runs", []):
         if record.get("status") == "not served":
             rows.append(

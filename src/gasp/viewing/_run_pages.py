@@ -58,7 +58,7 @@ def run_page(run: Run, catalog: Catalog, *, live: bool) -> str:
     ]
     audit = catalog.audits.get(run.audit or "")
     if audit is not None:
-        facts.append(("audit", link(f"audit-{audit.key}.html", audit.rel)))
+        facts.append(("audit", link(f"audit-{audit.key}.html", audit.label)))
     report = report_href(run)
     if report:
         facts.append(("report", link(report, "the run's report")))
@@ -82,7 +82,7 @@ def run_page(run: Run, catalog: Catalog, *, live: bool) -> str:
             attrs='class="listing"',
         )
     body += _texts_links(run)
-    return document(f"Run {run.rel}", body, live=live)
+    return document(f"Run {run.label}", body, live=live)
 
 
 def _texts_links(run: Run) -> str:
@@ -140,7 +140,7 @@ def _failed(title: str, exc: GaspError, live: bool) -> str:
 
 def words_page(run: Run, word: str, number_: int, *, live: bool) -> str:
     """The generations of ``run`` that use ``word``, the word marked."""
-    title = f"“{word}” in {run.rel}"
+    title = f"“{word}” in {run.label}"
     if run.store is None:
         return document(title, error_box("this run has no store"), live=live)
     try:
@@ -154,7 +154,7 @@ def words_page(run: Run, word: str, number_: int, *, live: bool) -> str:
 
 def stories_view(run: Run, gender: str, number_: int, *, live: bool) -> str:
     """A narratives run's stories, the protagonist's name marked."""
-    title = f"Stories of {run.rel} ({gender})"
+    title = f"Stories of {run.label} ({gender})"
     if run.store is None or run.results is None:
         return document(title, error_box("this run has no store or no results"), live=live)
     try:
@@ -168,7 +168,7 @@ def stories_view(run: Run, gender: str, number_: int, *, live: bool) -> str:
 
 def job_view(run: Run, job: str, number_: int, *, live: bool) -> str:
     """An OccuGender job's scored expressions, with its row of the jobs table."""
-    title = f"{job}: scored expressions in {run.rel}"
+    title = f"{job}: scored expressions in {run.label}"
     if run.store is None or run.results is None:
         return document(title, error_box("this run has no store or no results"), live=live)
     try:
