@@ -166,3 +166,19 @@ def test_another_host_is_warned_about(
     assert address in capsys.readouterr().err
     with pytest.raises(ConfigError, match="not a folder"):
         view([view_tree.root / "nowhere"], open_browser=False)
+
+
+def test_a_scorecard_of_another_shape_is_said_on_its_page(tmp_path: Path) -> None:
+    folder = tmp_path / "odd-audit"
+    folder.mkdir()
+    (folder / "scorecard.json").write_text(
+        '{"models": [{"name": "a"}], "comparisons": [1, 2], "metrics": "none"}', encoding="utf-8"
+    )
+    client = TestClient(build_app([tmp_path]))
+    index = client.get("/")
+    assert index.status_code == 200 and "odd-audit" in index.text
+    key = re.search(r'href="(audit-[0-9a-f]{12}\.html)"', index.text)
+    assert key
+    page = client.get("/" + key.group(1))
+    assert page.status_code == 200
+    assert "is not a gasp scorecard" in page.text and 'class="error"' in page.text

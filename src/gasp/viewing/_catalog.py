@@ -158,13 +158,28 @@ def read_run(root: int, top: Path, folder: Path) -> Run:
     return run
 
 
+#: The parts of a scorecard the browser reads: each a list of JSON objects.
+_CARD_LISTS = ("models", "studies", "metrics", "comparisons", "runs")
+
+
+def _checked_card(card: dict[str, Any]) -> dict[str, Any]:
+    """``card`` if its lists are lists of objects; else a :class:`DataError` naming the key."""
+    for key in _CARD_LISTS:
+        value = card.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise DataError(
+                f"{SCORECARD_FILE} is not a gasp scorecard: {key!r} is not a list of objects"
+            )
+    return card
+
+
 def read_audit(root: int, top: Path, folder: Path) -> Audit:
     """The entry of the audit folder ``folder``: its scorecard, or the error reading it."""
     rel = folder.relative_to(top).as_posix() if folder != top else "."
     audit = Audit(entry_key(root, rel), root, folder, rel)
     try:
         if (folder / SCORECARD_FILE).is_file():
-            audit.card = _read_json(folder / SCORECARD_FILE)
+            audit.card = _checked_card(_read_json(folder / SCORECARD_FILE))
             audit.models = [str(m.get("name")) for m in audit.card.get("models", [])]
             audit.studies = [str(s.get("study")) for s in audit.card.get("studies", [])]
         elif (folder / AUDIT_FILE).is_file():

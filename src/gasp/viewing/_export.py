@@ -20,7 +20,7 @@ from gasp.viewing._site import Site
 #: The most pages of one paginated list of texts an export holds.
 MAX_PAGES = 10
 _HREF = re.compile(r'href="([^"#?:]+)"')
-_PAGE = re.compile(r"-([0-9]+)\.html$")
+_PAGE = re.compile(r"^(?:words|stories|job|pairs)-.*-([0-9]+)\.html$")
 
 
 def export_site(folders: Sequence[str | Path], out: str | Path) -> Path:

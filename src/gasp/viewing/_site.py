@@ -14,9 +14,10 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from gasp.errors import GaspError
 from gasp.viewing._catalog import Catalog
 from gasp.viewing._charts import metric_choices, releases
-from gasp.viewing._html import document, esc, json_script, link
+from gasp.viewing._html import document, error_box, esc, json_script, link
 from gasp.viewing._pages import audit_page, index_page
 from gasp.viewing._run_pages import (
     STORY_GENDERS,
@@ -69,7 +70,12 @@ class Site:
         for pattern, handler in self._routes:
             found = pattern.fullmatch(name)
             if found:
-                return handler(*found.groups())
+                try:
+                    return handler(*found.groups())
+                except (GaspError, OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+                    # saved files of another shape than expected: said on the page, no crash
+                    message = f"this page could not be made from the saved files: {exc!r}"
+                    return document("Cannot show this page", error_box(message), live=self.live)
         return None
 
     def _index(self) -> str:
