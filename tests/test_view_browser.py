@@ -155,6 +155,7 @@ def test_a_word_opens_the_generations_that_use_it(driver: Any, address: str) -> 
     assert texts and marks
     assert all(m.lower().strip(".,;:!?'\"").startswith(word[:1]) for m in marks)
     assert all(word in "".join(ch for ch in m.lower() if ch.isalpha()) for m in marks)
+    assert severe_console_entries(driver) == []
 
 
 def test_hostile_model_texts_stay_text(driver: Any, address: str) -> None:

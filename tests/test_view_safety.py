@@ -182,3 +182,27 @@ def test_a_scorecard_of_another_shape_is_said_on_its_page(tmp_path: Path) -> Non
     page = client.get("/" + key.group(1))
     assert page.status_code == 200
     assert "is not a gasp scorecard" in page.text and 'class="error"' in page.text
+
+
+def test_raw_dot_dot_paths_on_the_wire_are_404(view_tree: Tree) -> None:  # noqa: F811
+    """Paths sent as they are (no client normalising ``..``) to the real server."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from _view_server import serving
+
+    with serving([view_tree.root]) as url:
+        where = urlsplit(url)
+        for path in (
+            "/files/0/../outside/secret.html",
+            "/files/0/releases/../../outside/secret.html",
+            "/../outside/secret.html",
+            "/files/0/./occugender/run.sqlite",
+        ):
+            conn = http.client.HTTPConnection(where.hostname, where.port, timeout=10)
+            conn.request("GET", path)
+            response = conn.getresponse()
+            body = response.read()
+            conn.close()
+            assert response.status == 404, path
+            assert b"SECRET" not in body
