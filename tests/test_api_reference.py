@@ -17,7 +17,7 @@ import pytest
 
 import gasp
 
-PUBLIC = ("run", "run_async", "analyze", "compare", "audit", "audit_async", "plan_audit")
+PUBLIC = ("run", "run_async", "analyze", "compare", "audit", "audit_async", "plan_audit", "view")
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -38,7 +38,9 @@ def test_the_result_types_are_the_public_classes() -> None:
     assert hints["audit"] is gasp.Scorecard and hints["plan_audit"] is gasp.AuditPlan
 
 
-@pytest.mark.parametrize("module", ["gasp._api._run", "gasp._api._analyze", "gasp._api._audit"])
+@pytest.mark.parametrize(
+    "module", ["gasp._api._run", "gasp._api._analyze", "gasp._api._audit", "gasp._api._view"]
+)
 def test_the_docstring_examples_run(module: str, tmp_path: Path) -> None:
     found = doctest.DocTestFinder().find(importlib.import_module(module))
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

@@ -34,6 +34,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("studies", ("studies",)),
     ("pipeline and interop", ("pipeline", "interop", "testing")),
     ("audit", ("auditing",)),
+    ("results browser", ("viewing",)),
     ("public API", ("_api",)),
     ("command line", ("cli", "__init__", "__main__")),
 )

@@ -10,7 +10,8 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.analyze` analyses a run, a table, a DataFrame or another tool's log;
 - :func:`gasp.compare` compares analysed runs and tests their differences;
 - :func:`gasp.audit` (:func:`gasp.audit_async`) runs an audit of several models, and
-  :func:`gasp.plan_audit` plans one (the :mod:`gasp.auditing` package does the work).
+  :func:`gasp.plan_audit` plans one (the :mod:`gasp.auditing` package does the work);
+- :func:`gasp.view` browses every run and audit under some folders.
 
 Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
 package imports its own layer and those below): the base (``errors``), the core
@@ -19,7 +20,8 @@ the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools'
 in), the report framework (``report``), ``studies`` (one package per study), the
 pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:
 Inspect tasks out; ``testing``: mock backends and planted worlds), ``auditing`` (many
-runs, one scorecard), the public API above (``_api``: one function per command) and
+runs, one scorecard), ``viewing`` (the results browser over saved runs and audits),
+the public API above (``_api``: one function per command) and
 ``cli`` (parses, calls the API, prints).
 The README's package table lists the same.
 """
@@ -34,7 +36,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gasp._api import analyze, audit, audit_async, compare, plan_audit, run, run_async
+    from gasp._api import (
+        analyze,
+        audit,
+        audit_async,
+        compare,
+        plan_audit,
+        run,
+        run_async,
+        view,
+    )
     from gasp.auditing import AuditPlan, Scorecard
     from gasp.pipeline import RunResult
 
@@ -49,6 +60,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "audit": ("gasp._api", "audit"),
     "audit_async": ("gasp._api", "audit_async"),
     "plan_audit": ("gasp._api", "plan_audit"),
+    "view": ("gasp._api", "view"),
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
@@ -81,4 +93,5 @@ __all__ = [
     "plan_audit",
     "run",
     "run_async",
+    "view",
 ]

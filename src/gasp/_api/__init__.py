@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from gasp._api._analyze import analyze, compare
     from gasp._api._audit import audit, audit_async, plan_audit
     from gasp._api._run import run, run_async
+    from gasp._api._view import view
 
 #: Each public function and the module it lives in, imported on first use.
 _MODULES = {
@@ -29,6 +30,7 @@ _MODULES = {
     "audit": "_audit",
     "audit_async": "_audit",
     "plan_audit": "_audit",
+    "view": "_view",
 }
 
 
@@ -40,4 +42,13 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"gasp._api.{_MODULES[name]}"), name)
 
 
-__all__ = ["analyze", "audit", "audit_async", "compare", "plan_audit", "run", "run_async"]
+__all__ = [
+    "analyze",
+    "audit",
+    "audit_async",
+    "compare",
+    "plan_audit",
+    "run",
+    "run_async",
+    "view",
+]

@@ -75,8 +75,8 @@ def run(
         ...                   quick=True)
         >>> result.ok, result.study
         (True, 'pronoun-pairs')
-        >>> sorted(result.metrics["metric"])[:2]
-        ['binary_inconsistent', 'inconsistent']
+        >>> "inconsistent" in set(result.metrics["metric"])
+        True
     """
     fn = "gasp.run"
     options = renamed(fn, dict(options), {"level": level})

@@ -30,6 +30,7 @@ from gasp.cli import (
     _studies,  # noqa: F401
     _tour,  # noqa: F401
     _version,  # noqa: F401
+    _view,  # noqa: F401
 )
 from gasp.cli._app import app, one_line_help
 from gasp.cli._failures import (
