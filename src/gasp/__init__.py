@@ -11,7 +11,9 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.compare` compares analysed runs and tests their differences;
 - :func:`gasp.audit` (:func:`gasp.audit_async`) runs an audit of several models, and
   :func:`gasp.plan_audit` plans one (the :mod:`gasp.auditing` package does the work);
-- :func:`gasp.view` browses every run and audit under some folders.
+- :func:`gasp.view` browses every run and audit under some folders;
+- :func:`gasp.declared_settings` lists the settings of a run, each declared once (the
+  command line's flags are generated from them).
 
 Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
 package imports its own layer and those below): the base (``errors``), the core
@@ -48,6 +50,7 @@ if TYPE_CHECKING:
     )
     from gasp.auditing import AuditPlan, Scorecard
     from gasp.pipeline import RunResult
+    from gasp.pipeline import settings_of as declared_settings
 
 __version__ = "0.1.0"
 
@@ -64,6 +67,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
+    "declared_settings": ("gasp.pipeline", "settings_of"),
 }
 
 
@@ -90,6 +94,7 @@ __all__ = [
     "audit",
     "audit_async",
     "compare",
+    "declared_settings",
     "plan_audit",
     "run",
     "run_async",

@@ -25,7 +25,6 @@ from gasp.errors import BackendError, GaspError
 from gasp.io import RunPaths, run_folder_paths
 from gasp.pipeline import (
     DEFAULT_MAX_CONCURRENCY,
-    EXAMPLES_PER_WORD,
     GenerationOptions,
     ProbeSettings,
     Step,
@@ -35,6 +34,7 @@ from gasp.pipeline import (
     select_study,
 )
 from gasp.report import REPORT_FILE
+from gasp.results import EXAMPLES_PER_WORD
 
 if TYPE_CHECKING:
     from gasp.backends import DecodingConfig

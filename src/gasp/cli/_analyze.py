@@ -4,18 +4,19 @@ run recorded in its manifest."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from gasp.cli import _analysis_options as an
 from gasp.cli import _generation_options as gen
 from gasp.cli import _texts as tx
 from gasp.cli._app import app
+from gasp.cli._declared import with_settings
 from gasp.errors import ConfigError
 
 
 @app.command()
+@with_settings("analysis")
 def analyze(
     run: Annotated[
         str,  # kept as typed: a path's "hf://" would lose a slash
@@ -34,24 +35,14 @@ def analyze(
         Path | None,
         typer.Option("--out", "-o", help="Results folder (default: the run's results folder)."),
     ] = None,
-    min_samples: an.MinSamplesOption = None,
-    min_share: an.MinShareOption = None,
-    per_template: an.PerTemplateOption = False,
-    threshold: an.ThresholdOption = None,
-    fdr: an.LevelOption = None,
-    fdr_scope: an.FdrScopeOption = None,
-    plain: an.PlainOption = False,
-    embeddings: an.EmbeddingsOption = None,
-    bootstrap: an.BootstrapOption = None,
-    permutations: an.PermutationsOption = None,
     seed: Annotated[
         int | None, typer.Option(help="Seed of the resampling (default: the run's seed).")
     ] = None,
-    examples_per_word: an.ExamplesPerWordOption = None,
     column: tx.ColumnOption = None,
     where: tx.WhereOption = None,
     allow_new_groups: tx.AllowNewGroupsOption = False,
     fmt: tx.FormatOption = None,
+    **settings: Any,
 ) -> None:
     """Analyse a run with its study's analysis; options left unset take the values
     ``gasp run`` uses for this run, so re-analysing a run reproduces its results."""
@@ -63,23 +54,13 @@ def analyze(
         run,
         study=study,
         out=out,
-        level=fdr,
         study_options=study_option,
         columns=_assignments(column, "--column"),
         where=_where(where),
         allow_new_groups=allow_new_groups,
         fmt=fmt,
-        min_samples=min_samples,
-        min_share=min_share,
-        per_template=per_template,
-        threshold=threshold,
-        fdr_scope=fdr_scope,
-        plain=plain,
-        embeddings=embeddings,
-        bootstrap=bootstrap,
-        permutations=permutations,
         seed=seed,
-        examples_per_word=examples_per_word,
+        **{k: v for k, v in settings.items() if v is not None and v is not False},
     )
     console = Console()
     for line in result.lines:

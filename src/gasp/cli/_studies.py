@@ -10,7 +10,6 @@ from rich.console import Console
 from rich.table import Table
 
 from gasp.cli._app import app
-from gasp.pipeline import EXAMPLES_PER_WORD
 
 if TYPE_CHECKING:
     from gasp.studies import StudyType
@@ -109,8 +108,9 @@ def report_command(
         Path | None, typer.Option("--out", "-o", help="Report folder (default: the run's).")
     ] = None,
     examples_per_word: Annotated[
-        int, typer.Option(help="Example generations shown per significant word.")
-    ] = EXAMPLES_PER_WORD,
+        int | None,
+        typer.Option(help="Example generations shown per significant word (default 50)."),
+    ] = None,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
     from gasp.pipeline import report_run

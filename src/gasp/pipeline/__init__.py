@@ -44,9 +44,6 @@ from gasp.pipeline._outputs import ExportOutcome, export_run, report_run
 from gasp.pipeline._probe import PROBE_FILES, ProbeTableOutcome, probe_results, probe_table
 from gasp.pipeline._result import METRIC_COLUMNS, RunResult
 from gasp.pipeline._run import (
-    EXAMPLES_PER_WORD,
-    RUNNER_OPTIONS,
-    SHAPE_OPTIONS,
     PreparedRun,
     ProbeSettings,
     default_run_folder,
@@ -55,6 +52,7 @@ from gasp.pipeline._run import (
     prepare_run,
     run_settings,
 )
+from gasp.pipeline._settings import SETTINGS, Setting, settings_of
 from gasp.pipeline._sources import study_type_of_results
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
 from gasp.pipeline._tables import (
@@ -73,11 +71,9 @@ __all__ = [
     "DEFAULT_MAX_CONCURRENCY",
     "DEFAULT_MODEL",
     "DEFAULT_STUDY",
-    "EXAMPLES_PER_WORD",
     "METRIC_COLUMNS",
     "PROBE_FILES",
-    "RUNNER_OPTIONS",
-    "SHAPE_OPTIONS",
+    "SETTINGS",
     "AnalysisOutcome",
     "ExportOutcome",
     "GenerationOptions",
@@ -87,6 +83,7 @@ __all__ = [
     "ProbeSettings",
     "ProbeTableOutcome",
     "RunResult",
+    "Setting",
     "Step",
     "StepsOutcome",
     "StudyRun",
@@ -120,6 +117,7 @@ __all__ = [
     "run_settings",
     "run_steps",
     "select_study",
+    "settings_of",
     "study_options",
     "study_type_of_results",
     "write_calibration",

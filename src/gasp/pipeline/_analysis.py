@@ -10,38 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from gasp.errors import ConfigError
-
-
-def _check_ranges(
-    *,
-    min_samples: int | None,
-    min_share: float | None,
-    fdr: float | None,
-    fdr_scope: str | None,
-    bootstrap: int | None,
-    permutations: int | None,
-    examples_per_word: int | None,
-) -> None:
-    """Raise :class:`ConfigError` for an analysis option outside what any study accepts."""
-    if min_samples is not None and min_samples < 1:
-        raise ConfigError(f"--min-samples must be at least 1, got {min_samples}")
-    if min_share is not None and not 0.0 <= min_share < 0.5:
-        raise ConfigError(f"--min-share must lie in [0, 0.5), got {min_share}")
-    if fdr is not None and not 0.0 < fdr < 1.0:
-        raise ConfigError(f"--fdr must lie in (0, 1), got {fdr}")
-    if fdr_scope is not None:
-        from gasp.stats import FDR_SCOPES
-
-        if fdr_scope not in FDR_SCOPES:
-            raise ConfigError(
-                f"--fdr-scope must be one of {', '.join(FDR_SCOPES)}, got {fdr_scope!r}"
-            )
-    for flag, count in (("--bootstrap", bootstrap), ("--permutations", permutations)):
-        if count is not None and count < 0:
-            raise ConfigError(f"{flag} must not be negative, got {count}")
-    if examples_per_word is not None and examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+from gasp.pipeline._settings import check_settings, names_of
 
 
 def analysis_options(
@@ -61,20 +30,19 @@ def analysis_options(
 ) -> dict[str, Any]:
     """The analysis options by name, as the study types read them (None or False: not
     given on the command line). A value no study accepts (a negative count, an FDR
-    level outside (0, 1), an unknown FDR family) is refused here, before a run starts."""
+    level outside (0, 1), an unknown FDR family) is refused here, before a run starts,
+    by the settings' declarations (:mod:`gasp.pipeline._settings`); the FDR level's
+    setting is ``level``, kept here under the name the studies read (``fdr``)."""
     if embeddings is not None:
         from gasp.embeddings import check_embeddings
 
         check_embeddings(embeddings)
-    _check_ranges(
-        min_samples=min_samples,
-        min_share=min_share,
-        fdr=fdr,
-        fdr_scope=fdr_scope,
-        bootstrap=bootstrap,
-        permutations=permutations,
-        examples_per_word=examples_per_word,
-    )
+    given = {
+        "min_samples": min_samples, "min_share": min_share, "level": fdr,
+        "fdr_scope": fdr_scope, "bootstrap": bootstrap, "permutations": permutations,
+        "examples_per_word": examples_per_word, "threshold": threshold,
+    }  # fmt: skip
+    check_settings(given, names_of("analysis"))
     return {
         "min_samples": min_samples,
         "min_share": min_share,

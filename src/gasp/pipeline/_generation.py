@@ -13,6 +13,8 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from gasp.pipeline._settings import default_of
+
 if TYPE_CHECKING:
     from gasp.backends import DecodingConfig
     from gasp.runner import Plannable, RunOptions
@@ -21,8 +23,8 @@ if TYPE_CHECKING:
 #: The study and model of ``gasp run`` and ``gasp generate`` when none is named.
 DEFAULT_STUDY = "more-of-the-same"
 DEFAULT_MODEL = "embedded"
-#: Most requests in flight unless the run says otherwise.
-DEFAULT_MAX_CONCURRENCY = 16
+#: Most requests in flight unless the run says otherwise (its declared default).
+DEFAULT_MAX_CONCURRENCY: int = default_of("max_concurrency")
 
 #: A study's own options: ``KEY=VALUE`` texts (the command line's) or typed values.
 OwnOptions = Sequence[str] | Mapping[str, Any] | None

@@ -9,16 +9,18 @@ from pathlib import Path
 from gasp.errors import ConfigError, DataError
 from gasp.pipeline._checks import check_writable_folder, report_from_results
 from gasp.pipeline._incomplete import note_report
+from gasp.pipeline._settings import BY_NAME
 from gasp.pipeline._sources import study_type_of_results
 
 
-def report_run(run: Path, out: Path | None = None, *, examples_per_word: int = 50) -> Path:
+def report_run(run: Path, out: Path | None = None, *, examples_per_word: int | None = None) -> Path:
     """Re-render the HTML report of ``run`` (a run folder, store or results folder) from
     its saved results into ``out`` (default: the run's report folder); its path."""
     from gasp.io import locate_run
 
-    if examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+    if examples_per_word is None:
+        from gasp.results import EXAMPLES_PER_WORD as examples_per_word
+    BY_NAME["examples_per_word"].check(examples_per_word)
     paths = locate_run(run)
     study = study_type_of_results(paths.results)
     note_report(paths.store)

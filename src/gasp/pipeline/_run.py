@@ -20,26 +20,11 @@ from gasp.errors import ConfigError
 from gasp.pipeline._analysis import analysis_options
 from gasp.pipeline._checks import check_out_folder, check_run
 from gasp.pipeline._generation import GenerationOptions, OwnOptions, select_study
+from gasp.pipeline._settings import BY_NAME, check_settings, names_of
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-#: The options that shape a study's items (each study type reads its own).
-SHAPE_OPTIONS = ("occupations", "occupations_file", "n", "templates", "conditions", "cap_factor")
-#: The runner's options (besides the decoding settings and the seed).
-RUNNER_OPTIONS = (
-    "max_concurrency",
-    "base_urls",
-    "api_key_env",
-    "max_requests",
-    "max_cost",
-    "model_options",
-    "batch",
-    "wait",
-)
-#: Example generations kept per significant word unless the run says otherwise.
-EXAMPLES_PER_WORD = 50
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,12 +86,13 @@ def generation_settings(
     max_tokens: int | None = None,
     **options: Any,
 ) -> tuple[GenerationOptions, dict[str, Any], dict[str, Any]]:
-    """The generation settings of a run from its options by name (the shape options
-    :data:`SHAPE_OPTIONS` and the runner's :data:`RUNNER_OPTIONS`): the settings, the
-    study's own options and the options left over (the analysis's)."""
+    """The generation settings of a run from its options by name (the declared settings
+    of the groups ``shape`` and ``runner``, :mod:`gasp.pipeline._settings`): the
+    settings, the study's own options and the options left over (the analysis's)."""
     rest = dict(options)
-    flags = {name: rest.pop(name, None) for name in SHAPE_OPTIONS}
-    runner = _pick(rest, RUNNER_OPTIONS)
+    check_settings({k: v for k, v in rest.items() if k in BY_NAME and k != "embeddings"})
+    flags = {name: rest.pop(name, None) for name in names_of("shape")}
+    runner = _pick(rest, (*names_of("runner"), "model_options"))
     if "base_urls" in runner:
         runner["base_urls"] = tuple(runner["base_urls"] or ())
     selection, own, quick_max_tokens = select_study(study, flags, study_options, quick=quick)
@@ -134,17 +120,17 @@ def prepare_run(
     temperature: float | None = None,
     top_p: float | None = None,
     max_tokens: int | None = None,
-    examples_per_word: int = EXAMPLES_PER_WORD,
+    examples_per_word: int | None = None,
     quiet: bool = False,
     **options: Any,
 ) -> PreparedRun:
     """Check every setting of a run and the folders it writes, before anything is
-    printed; create the run folder when the run generates. ``options`` are the shape
-    options (:data:`SHAPE_OPTIONS`), the runner's (:data:`RUNNER_OPTIONS`) and the
-    analysis options of :func:`~gasp.pipeline.analysis_options`; any other name is
-    refused."""
-    if examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+    printed; create the run folder when the run generates. ``options`` are the declared
+    settings of the shape, the runner and the analysis (:mod:`gasp.pipeline._settings`);
+    any other name is refused."""
+    if examples_per_word is None:
+        from gasp.results import EXAMPLES_PER_WORD as examples_per_word
+    BY_NAME["examples_per_word"].check(examples_per_word)
     decoding = {"temperature": temperature, "top_p": top_p, "max_tokens": max_tokens}
     given: dict[str, Any] = {"quick": quick, "seed": seed, "study_options": study_options}
     given |= decoding
@@ -222,9 +208,6 @@ def run_settings(prepared: PreparedRun) -> Mapping[str, Any]:
 
 
 __all__ = [
-    "EXAMPLES_PER_WORD",
-    "RUNNER_OPTIONS",
-    "SHAPE_OPTIONS",
     "PreparedRun",
     "ProbeSettings",
     "default_run_folder",

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
+
+from gasp.results import EXAMPLES_PER_WORD
 
 REPORT_FILE = "report.html"
 
@@ -19,7 +23,13 @@ class ReportOptions:
     shown in the page (the CSV file always has all of them).
     """
 
-    examples_per_word: int = 50
+    examples_per_word: int = EXAMPLES_PER_WORD
     per_page: int = 10
     max_rows: int = 1000
     filename: str = REPORT_FILE
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, Any]) -> ReportOptions:
+        """The settings of a study's report step (``examples_per_word`` among its options;
+        unset: the default)."""
+        return cls(examples_per_word=int(options.get("examples_per_word") or EXAMPLES_PER_WORD))

@@ -16,6 +16,7 @@ from gasp.results._container import (
 )
 from gasp.results._examples import (
     EXAMPLE_GROUPS,
+    EXAMPLES_PER_WORD,
     build_example_index,
     group_key,
     plain_text,
@@ -47,6 +48,7 @@ __all__ = [
     "CLOSER_TO_REFERENCE",
     "DIRECTIONS",
     "EXAMPLES_FILE",
+    "EXAMPLES_PER_WORD",
     "EXAMPLE_GROUPS",
     "HIGHER",
     "INCOMPLETE_KEY",

@@ -28,6 +28,9 @@ import pandas as pd
 from gasp.errors import DataError
 from gasp.text import DocTermCounts, count_words, normalize
 
+#: Example generations kept per significant word unless a run says otherwise.
+EXAMPLES_PER_WORD = 50
+
 #: Example groups in display order: (key, label).
 EXAMPLE_GROUPS: tuple[tuple[str, str], ...] = (
     ("assoc:F", "associated women"),

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import ConfigError, DataError
-from gasp.results import AuditResults, TableLayout, build_example_index
+from gasp.results import EXAMPLES_PER_WORD, AuditResults, TableLayout, build_example_index
 from gasp.stats import FDR_SCOPES, study_fdr_level, study_rule
 from gasp.studies.marked_personas._analysis import (
     Settings,
@@ -104,7 +104,7 @@ def _examples(frame: pd.DataFrame, words: list[str], options: Mapping[str, Any])
     if "item_id" not in samples:
         samples["item_id"] = frame["template"].to_numpy()
         samples["sample_index"] = np.arange(len(frame))
-    cap = int(options.get("examples_per_word") or 50)
+    cap = int(options.get("examples_per_word") or EXAMPLES_PER_WORD)
     return build_example_index(samples, words, cap=cap, seed=int(options.get("seed") or 0))
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import DataError
+from gasp.results import EXAMPLES_PER_WORD
 from gasp.stats import study_fdr_level
 from gasp.studies import reject_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
@@ -97,7 +98,9 @@ def report_step(results: Path, out: Path, options: Mapping[str, Any]) -> Path:
     from gasp.report import ReportOptions
     from gasp.studies.more_of_the_same.report import render_run_report
 
-    opts = ReportOptions(examples_per_word=int(options.get("examples_per_word") or 50))
+    opts = ReportOptions(
+        examples_per_word=int(options.get("examples_per_word") or EXAMPLES_PER_WORD)
+    )
     return render_run_report(results, out, opts)
 
 

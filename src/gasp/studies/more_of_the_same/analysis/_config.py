@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.results import EXAMPLES_PER_WORD
 from gasp.stats import (
     CALIBRATION_SPLITS,
     CLUSTER,
@@ -96,7 +97,7 @@ class AnalysisConfig:
     n_sign_flips: int = 9999
     seed: int = 0
     decile_width: float = 10.0
-    examples_per_word: int = 50
+    examples_per_word: int = EXAMPLES_PER_WORD
     extra_gender_terms: tuple[str, ...] = ()
     name_ratio: float = 25.0
 
