@@ -101,7 +101,7 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     )  # fmt: skip
     assert gasp_exit_code(monkeypatch, *args, "--max-requests", "10") == 2
     err = capsys.readouterr().err
-    assert "more than --max-requests 10" in err and not out.exists()
+    assert "more than --request-budget 10" in err and not out.exists()
     assert gasp_exit_code(monkeypatch, *args, "--detect", "narratives:nope=0.1") == 2
     assert "--detect" in capsys.readouterr().err
     assert gasp_exit_code(monkeypatch, *args) == 0

@@ -8,7 +8,9 @@ from pathlib import Path
 from typing import Any
 
 from gasp._api._keywords import (
+    RENAMED_IN_AUDIT,
     in_python_words,
+    renamed,
     require_bool,
     require_int,
     require_level,
@@ -46,7 +48,9 @@ def _text(value: Any) -> str:
 
 
 def _config(function: str, options: dict[str, Any]) -> dict[str, Any]:
-    """The audit's keyword options checked for their types, scoped ones as texts."""
+    """The audit's keyword options checked for their types, scoped ones as texts (old
+    spellings renamed, with a deprecation warning)."""
+    options = renamed(function, options, names=RENAMED_IN_AUDIT)
     for name in ("model_options", "study_options"):
         if name in options:
             options[name] = _scoped_pairs(function, name, options[name])
@@ -84,8 +88,8 @@ def audit(
     ``model_options`` are per model (``{"b": {"female_share": 0.9}}``) or for every
     model (``{"device": "cpu"}``); ``study_options`` likewise per study. ``options``
     are the other settings of ``gasp audit`` by keyword (``system_prompt_variants``,
-    ``detect``, ``fail_on``, ``margins``, ``junit``, ``redo``, ``max_requests``,
-    ``max_cost``, ``base_urls``, ``api_key_env``, ``batch``, ``request_rate``, ...).
+    ``detect``, ``fail_on``, ``margins``, ``junit``, ``redo``, ``request_budget``,
+    ``cost_budget``, ``base_urls``, ``api_key_env``, ``batch``, ``request_rate``, ...).
     Everything is checked before anything is written; the same call on the same
     folder resumes. ``quiet=False`` shows each run's steps and progress. It works inside
     a running event loop (a Jupyter kernel) too.

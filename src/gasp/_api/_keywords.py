@@ -23,7 +23,9 @@ from typing import Any
 from gasp.errors import ArgumentError, ArgumentTypeError, ConfigError, GaspError
 
 #: Old spellings accepted for one release, with a one-line deprecation warning.
-RENAMED = {"fdr": "level", "alpha": "level", "fdr_alpha": "level"}
+RENAMED = {"fdr": "level", "alpha": "level", "fdr_alpha": "level", "embeddings": "srb_embeddings"}
+#: Old spellings of the audit's plan limits (``max_requests``/``max_cost`` stop a run).
+RENAMED_IN_AUDIT = {"max_requests": "request_budget", "max_cost": "cost_budget"}
 
 _FLAG = re.compile(r"(?<![\w-])--([a-z][a-z0-9-]*)")
 
@@ -142,13 +144,16 @@ def require_choices(
 
 
 def renamed(
-    function: str, options: dict[str, Any], given: Mapping[str, Any] | None = None
+    function: str,
+    options: dict[str, Any],
+    given: Mapping[str, Any] | None = None,
+    names: Mapping[str, str] = RENAMED,
 ) -> dict[str, Any]:
     """``options`` with old spellings (``fdr``) under their names (``level``), each
     warned about once as deprecated; both spellings at once (in ``options`` or among the
     keywords ``given`` explicitly) is an :class:`ArgumentError`."""
     explicit = dict(given or {})
-    for old, new in RENAMED.items():
+    for old, new in names.items():
         if old not in options:
             continue
         if options.get(new, explicit.get(new)) is not None:
@@ -204,6 +209,7 @@ def in_python_words(function: str) -> Iterator[None]:
 
 __all__ = [
     "RENAMED",
+    "RENAMED_IN_AUDIT",
     "in_python_words",
     "python_words",
     "refuse_unknown",

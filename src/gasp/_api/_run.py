@@ -20,21 +20,11 @@ from gasp._api._keywords import (
     require_text,
     require_texts,
 )
-from gasp.pipeline import RunResult
+from gasp.pipeline import RunResult, default_of, in_analysis_words, names_of
 
-#: The keywords :func:`run` passes on to the run's settings (besides its own).
-RUN_KEYWORDS = (
-    # the shape of the study (each study reads those it declares)
-    "occupations", "occupations_file", "n", "templates", "conditions", "cap_factor",
-    # decoding and the runner
-    "temperature", "top_p", "max_tokens", "max_concurrency", "base_urls", "api_key_env",
-    "max_requests", "max_cost", "batch", "wait",
-    # the analysis
-    "min_samples", "min_share", "per_template", "threshold", "fdr_scope", "plain",
-    "embeddings", "bootstrap", "permutations", "examples_per_word",
-    # the probe
-    "probe_embeddings", "k_rule", "n_init",
-)  # fmt: skip
+#: The keywords :func:`run` passes on to the run's settings (besides its own): the
+#: declared settings of a run (``gasp.declared_settings``).
+RUN_KEYWORDS = names_of("shape", "decoding", "runner", "analysis", "probe")
 #: The steps of a run, in order.
 STEPS = ("generate", "analyze", "probe", "report")
 
@@ -80,8 +70,9 @@ def run(
     """
     fn = "gasp.run"
     options = renamed(fn, dict(options), {"level": level})
-    refuse_unknown(fn, options, (*RUN_KEYWORDS, "level"))
+    refuse_unknown(fn, options, RUN_KEYWORDS)
     level = options.pop("level", level)
+    options = in_analysis_words(options)
     require_text(fn, "study", study)
     require_text(fn, "model", model)
     folder = require_path(fn, "out", out)
@@ -100,9 +91,10 @@ def run(
     from gasp.pipeline import ProbeSettings, execute_run, prepare_run
 
     probe = ProbeSettings(
-        options.pop("probe_embeddings", "minilm"), options.pop("k_rule", None),
+        options.pop("probe_embeddings", default_of("probe_embeddings")),
+        options.pop("k_rule", None),
         options.pop("n_init", None),
-    )  # fmt: skip
+    )
     with in_python_words(fn):
         prepared = prepare_run(
             study, model, folder, quick=quick, skip=steps, seed=seed, study_options=own,

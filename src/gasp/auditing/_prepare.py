@@ -48,7 +48,7 @@ class AuditConfig:
     ``openai-compatible/`` model. ``redo``: studies (or ``all``) to run again from
     scratch. ``sizes``: study -> size options (the planner's). ``detect``:
     ``STUDY:METRIC=DELTA`` differences the sizes are chosen to find with 80% power
-    (:mod:`gasp.auditing._plan`); ``max_requests`` / ``max_cost`` stop a plan that needs
+    (:mod:`gasp.auditing._plan`); ``request_budget`` / ``cost_budget`` refuse a plan that needs
     more; ``request_rate``: requests per second assumed of a server in the plan.
     ``probe``: run each study's probe step too (the tour does).
     """
@@ -62,8 +62,8 @@ class AuditConfig:
     api_key_env: str | None = None
     batch: bool = False
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
-    max_requests: int | None = None
-    max_cost: float | None = None
+    request_budget: int | None = None
+    cost_budget: float | None = None
     fail_on: str | None = None
     margins: Sequence[str] = ()
     junit: Path | None = None
@@ -169,10 +169,12 @@ def prepare_audit(
         api_key_env=config.api_key_env,
     )
     study_pairs = scoped(config.study_options, names, "--study-option")
-    if config.max_requests is not None and config.max_requests < 1:
-        raise ConfigError(f"--max-requests must be at least 1, got {config.max_requests}")
-    if config.max_cost is not None and not 0 < config.max_cost < math.inf:
-        raise ConfigError(f"--max-cost must be a positive number of USD, got {config.max_cost}")
+    if config.request_budget is not None and config.request_budget < 1:
+        raise ConfigError(f"--request-budget must be at least 1, got {config.request_budget}")
+    if config.cost_budget is not None and not 0 < config.cost_budget < math.inf:
+        raise ConfigError(
+            f"--cost-budget must be a positive number of USD, got {config.cost_budget}"
+        )
     if not 0 < config.request_rate < math.inf:
         raise ConfigError(f"--request-rate must be positive, got {config.request_rate}")
     parse_detect(config.detect, metrics)

@@ -76,7 +76,7 @@ def _sized_by_user(audit: PreparedAudit, asked: Mapping[tuple[str, str], float])
 
 def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, AuditPlan]:
     """The plan of a prepared audit; with ``detect``, the audit resized to it. A plan
-    that needs more than ``max_requests`` requests or ``max_cost`` USD is a
+    that needs more than ``request_budget`` requests or ``cost_budget`` USD is a
     :class:`ConfigError`."""
     from gasp.studies import get_study_type
 
@@ -121,21 +121,21 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
         found.sizes = {k: dict(v) for k, v in sizes.items()}
     elif detect and measure:
         found = planned(audit.specs, detect, True)
-    if config.max_requests is not None and found.requests > config.max_requests:
+    if config.request_budget is not None and found.requests > config.request_budget:
         raise ConfigError(
-            f"the plan needs {found.requests} requests, more than --max-requests "
-            f"{config.max_requests}; ask for a larger difference or fewer studies"
+            f"the plan needs {found.requests} requests, more than --request-budget "
+            f"{config.request_budget}; ask for a larger difference or fewer studies"
         )
-    if config.max_cost is not None:
+    if config.cost_budget is not None:
         if found.cost_usd is None:
             raise ConfigError(
-                f"--max-cost: the price of {', '.join(found.unpriced)} is unknown (priced: "
-                "openai/<model>; local engines cost nothing); leave out --max-cost or that model"
+                f"--cost-budget: the price of {', '.join(found.unpriced)} is unknown (priced: "
+                "openai/<model>; local engines cost nothing); leave out --cost-budget or that model"
             )
-        if found.cost_usd > config.max_cost:
+        if found.cost_usd > config.cost_budget:
             raise ConfigError(
-                f"the plan may cost {found.cost_usd:.2f} USD, more than --max-cost "
-                f"{config.max_cost:g}"
+                f"the plan may cost {found.cost_usd:.2f} USD, more than --cost-budget "
+                f"{config.cost_budget:g}"
             )
     return audit, found
 
@@ -249,7 +249,7 @@ def run_audit(
     config = audit.config
     for line in audit.warnings:
         print(f"gasp: warning: {line}", file=sys.stderr)
-    if config.detect or config.max_requests is not None or config.max_cost is not None:
+    if config.detect or config.request_budget is not None or config.cost_budget is not None:
         audit, planned = plan(audit)
         console = Console(stderr=True, quiet=config.quiet)
         for line in planned.lines():

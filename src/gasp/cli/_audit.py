@@ -98,11 +98,21 @@ def audit_command(
             help="STUDY:METRIC=DELTA: size the study so DELTA is found with 80% power (repeatable)."
         ),
     ] = None,
-    max_requests: Annotated[
-        int | None, typer.Option(help="Refuse a plan that needs more requests than this.")
+    request_budget: Annotated[
+        int | None,
+        typer.Option(
+            "--request-budget",
+            "--max-requests",
+            help="Refuse a plan that needs more requests than this (--max-requests: its old name).",
+        ),
     ] = None,
-    max_cost: Annotated[
-        float | None, typer.Option(help="Refuse a plan that may cost more USD than this.")
+    cost_budget: Annotated[
+        float | None,
+        typer.Option(
+            "--cost-budget",
+            "--max-cost",
+            help="Refuse a plan that may cost more USD than this (--max-cost: its old name).",
+        ),
     ] = None,
     request_rate: Annotated[
         float, typer.Option(help="Requests per second a server answers, for the plan's time.")
@@ -119,7 +129,7 @@ def audit_command(
         "study_options": list(study_option or []), "base_urls": list(base_url or []),
         "api_key_env": api_key_env, "batch": batch, "max_concurrency": max_concurrency,
         "margins": list(margin or []), "redo": list(redo or []), "detect": list(detect or []),
-        "max_requests": max_requests, "max_cost": max_cost, "request_rate": request_rate,
+        "request_budget": request_budget, "cost_budget": cost_budget, "request_rate": request_rate,
     }  # fmt: skip
     models = list(model or [])
     if plan:

@@ -52,7 +52,14 @@ from gasp.pipeline._run import (
     prepare_run,
     run_settings,
 )
-from gasp.pipeline._settings import SETTINGS, Setting, settings_of
+from gasp.pipeline._settings import (
+    SETTINGS,
+    Setting,
+    default_of,
+    in_analysis_words,
+    names_of,
+    settings_of,
+)
 from gasp.pipeline._sources import study_type_of_results
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
 from gasp.pipeline._tables import (
@@ -98,14 +105,17 @@ __all__ = [
     "check_writable_folder",
     "compare_runs",
     "decoding_values",
+    "default_of",
     "default_run_folder",
     "execute_run",
     "export_run",
     "generation_note",
     "generation_settings",
     "group_column_name",
+    "in_analysis_words",
     "make_folder",
     "marked_words_of_table",
+    "names_of",
     "needs_scorecard",
     "note_analysis",
     "note_report",

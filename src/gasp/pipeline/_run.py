@@ -90,7 +90,7 @@ def generation_settings(
     of the groups ``shape`` and ``runner``, :mod:`gasp.pipeline._settings`): the
     settings, the study's own options and the options left over (the analysis's)."""
     rest = dict(options)
-    check_settings({k: v for k, v in rest.items() if k in BY_NAME and k != "embeddings"})
+    check_settings({k: v for k, v in rest.items() if k in BY_NAME})
     flags = {name: rest.pop(name, None) for name in names_of("shape")}
     runner = _pick(rest, (*names_of("runner"), "model_options"))
     if "base_urls" in runner:

@@ -156,8 +156,8 @@ SETTINGS: tuple[Setting, ...] = (
        choices=("comparison", "study"), panel=SOME_STUDIES),
     _S("plain", "Plain Marked Words instead of calibrated.", "analysis", kind="bool",
        default=False, panel=MORE_OF_THE_SAME),
-    _S("embeddings", "Word embeddings for SRB (default glove).", "analysis",
-       panel=MORE_OF_THE_SAME),
+    _S("srb_embeddings", "Word embeddings for SRB (default glove; --embeddings is its old "
+       "name).", "analysis", old_flags=("--embeddings",), panel=MORE_OF_THE_SAME),
     _S("bootstrap", "Draws behind each interval (0: none; docs/intervals.md).", "analysis",
        kind="int", minimum=0, maximum=1_000_000, panel=SOME_STUDIES),
     _S("permutations", "Label shuffles of the permutation test (0: none).", "analysis",
@@ -196,12 +196,22 @@ def check_settings(values: Mapping[str, Any], names: Iterable[str] | None = None
         BY_NAME[name].check(value)
 
 
+#: Settings a study's analysis reads under another name (its historical one).
+ANALYSIS_NAMES = {"srb_embeddings": "embeddings"}
+
+
+def in_analysis_words(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with each setting under the name the studies' analyses read."""
+    return {ANALYSIS_NAMES.get(k, k): v for k, v in values.items()}
+
+
 def default_of(name: str) -> Any:
     """The declared default of the setting ``name``."""
     return BY_NAME[name].default
 
 
 __all__ = [
+    "ANALYSIS_NAMES",
     "BY_NAME",
     "MORE_OF_THE_SAME",
     "SETTINGS",
@@ -209,6 +219,7 @@ __all__ = [
     "Setting",
     "check_settings",
     "default_of",
+    "in_analysis_words",
     "names_of",
     "settings_of",
 ]
