@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gasp._api._awaitable import awaitable
 from gasp._api._keywords import (
     RENAMED_IN_AUDIT,
     in_python_words,
@@ -116,22 +116,12 @@ def audit(
                          **given)  # fmt: skip
 
 
-async def audit_async(
-    models: Sequence[str] | str,
-    studies: Sequence[str] | str | None = None,
-    baseline: str | None = None,
-    *,
-    out: str | Path = DEFAULT_OUT,
-    level: float = DEFAULT_LEVEL,
-    quick: bool = False,
-    seed: int = 0,
-    model_options: Scoped = None,
-    study_options: Scoped = None,
-    quiet: bool = True,
-    **options: Any,
-) -> Scorecard:
+audit_async = awaitable(
+    audit,
+    "audit_async",
     """:func:`audit` for a caller with an event loop of its own: ``await
-    gasp.audit_async(...)`` runs the audit on a worker thread, the loop free meanwhile.
+    gasp.audit_async(...)`` takes what :func:`audit` takes and runs the audit on a worker
+    thread, the loop free meanwhile.
 
     Example:
         >>> import asyncio, gasp
@@ -140,11 +130,8 @@ async def audit_async(
         ...                    quick=True, quiet=True))
         >>> card.exit_status
         0
-    """
-    return await asyncio.to_thread(
-        audit, models, studies, baseline, out=out, level=level, quick=quick, seed=seed,
-        model_options=model_options, study_options=study_options, quiet=quiet, **options,
-    )  # fmt: skip
+    """,
+)
 
 
 def plan_audit(

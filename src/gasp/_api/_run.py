@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gasp._api._awaitable import awaitable
 from gasp._api._keywords import (
     in_python_words,
     refuse_unknown,
@@ -128,22 +128,12 @@ def _options(
     return tuple(require_texts(function, name, value))
 
 
-async def run_async(
-    study: str,
-    model: str = "embedded",
-    *,
-    out: str | Path | None = None,
-    quick: bool = False,
-    seed: int = 0,
-    level: float | None = None,
-    skip: str | Iterable[str] = (),
-    study_options: Mapping[str, Any] | Sequence[str] | None = None,
-    model_options: Mapping[str, Any] | Sequence[str] | None = None,
-    quiet: bool = True,
-    **options: Any,
-) -> RunResult:
+run_async = awaitable(
+    run,
+    "run_async",
     """:func:`run` for a caller with an event loop of its own: ``await
-    gasp.run_async(...)`` runs the study on a worker thread, the loop free meanwhile.
+    gasp.run_async(...)`` takes what :func:`run` takes and runs the study on a worker
+    thread, the loop free meanwhile.
 
     Example:
         >>> import asyncio, gasp
@@ -151,11 +141,8 @@ async def run_async(
         ...                                     out=folder / "pairs-async", quick=True))
         >>> result.ok
         True
-    """
-    return await asyncio.to_thread(
-        run, study, model, out=out, quick=quick, seed=seed, level=level, skip=skip,
-        study_options=study_options, model_options=model_options, quiet=quiet, **options,
-    )  # fmt: skip
+    """,
+)
 
 
 __all__ = ["RUN_KEYWORDS", "STEPS", "run", "run_async", "study_option_values"]
