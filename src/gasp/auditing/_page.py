@@ -69,14 +69,23 @@ def _cell(
 ) -> str:
     if row is None:
         return "<td>not run</td>"
-    text = _num(row["value"]) if row["value"] is not None else "not tested"
-    if row["ci_low"] is not None and row["ci_high"] is not None:
+    valued = row["value"] is not None and math.isfinite(float(row["value"]))
+    text = _num(row["value"]) if valued else "not tested"
+    bounded = all(
+        row[k] is not None and math.isfinite(float(row[k])) for k in ("ci_low", "ci_high")
+    )
+    if valued and bounded:
         text += f" [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
     if row["report"]:
         text = f"<a href='{escape(row['report'])}'>{text}</a>"
     extra = [e for e in (_excluded(row, metric["leaves_out"]),) if e]
+    why = str(row.get("interval_note") or "")
+    if valued and not bounded:
+        extra.append("no interval: " + escape(why or "none was saved for this metric"))
     if row["note"]:
         extra.append(escape(row["note"]))
+    elif not valued:
+        extra.append(escape(why or "no value was read from this run"))
     mark = _verdict(comparison, metric["unit"]) if comparison is not None else ""
     note = f"<br><span class='note'>{'; '.join(extra)}</span>" if extra else ""
     return f"<td>{text}{mark}{note}</td>"

@@ -37,10 +37,12 @@ SCORECARD_FILE = "scorecard.json"
 SCHEMA_FILE = Path(__file__).with_name("scorecard.schema.json")
 
 
+#: The interval note of a metric whose value could not be read at all.
+NO_VALUE = "no value was read from this run's results, so no interval"
 #: Columns of :attr:`Scorecard.metrics` (docs/scorecard.md).
 METRIC_COLUMNS = (
-    "study", "metric", "model", "value", "ci_low", "ci_high", "n", "better", "unit",
-    "interval_scheme", "excluded_share", "reference", "note", "report",
+    "study", "metric", "model", "value", "ci_low", "ci_high", "interval_note", "n", "better",
+    "unit", "interval_scheme", "excluded_share", "reference", "note", "report",
 )  # fmt: skip
 #: Columns of :attr:`Scorecard.comparisons` (docs/scorecard.md).
 COMPARISON_COLUMNS = (
@@ -288,7 +290,9 @@ def build_scorecard(
                 try:
                     reading = metric.reading(results)
                 except GaspError as exc:
-                    reading = MetricReading(value=float("nan"), note=str(exc))
+                    reading = MetricReading(
+                        value=float("nan"), note=str(exc), interval_note=NO_VALUE
+                    )
                 readings[(run.study, metric.name, run.model)] = reading
                 card.metric_rows.append(_metric_row(metric, reading, run.model, entry["report"]))
         card.runs.append(entry)
@@ -348,6 +352,7 @@ def _metric_row(metric: Any, reading: MetricReading, model: str, report: str | N
         "value": reading.value,
         "ci_low": reading.ci_low,
         "ci_high": reading.ci_high,
+        "interval_note": reading.interval_note,
         "n": reading.n,
         "better": metric.better,
         "unit": metric.unit,

@@ -41,6 +41,14 @@ from gasp.results._headline import (
     share_reading,
     table,
 )
+from gasp.results._interval import (
+    HEADLINE_DRAWS,
+    MIN_INTERVAL_UNITS,
+    has_interval,
+    unit_interval,
+    with_interval,
+)
+from gasp.results._record import HEADLINE_FIELDS, HEADLINE_KEY, headline_rows, record_headline
 
 __all__ = [
     "CLOSER_TO_0",
@@ -48,10 +56,14 @@ __all__ = [
     "DIRECTIONS",
     "EXAMPLES_FILE",
     "EXAMPLE_GROUPS",
+    "HEADLINE_DRAWS",
+    "HEADLINE_FIELDS",
+    "HEADLINE_KEY",
     "HIGHER",
     "INCOMPLETE_KEY",
     "INDEX_FILE",
     "LOWER",
+    "MIN_INTERVAL_UNITS",
     "NEITHER",
     "RESULTS_FORMAT_VERSION",
     "RESULTS_SCHEMA",
@@ -66,9 +78,12 @@ __all__ = [
     "build_example_index",
     "describe_columns",
     "group_key",
+    "has_interval",
+    "headline_rows",
     "mark_incomplete",
     "mean_of",
     "plain_text",
+    "record_headline",
     "results_schema",
     "sample_genders",
     "sample_id",
@@ -76,5 +91,7 @@ __all__ = [
     "split_cap",
     "table",
     "trim_examples",
+    "unit_interval",
+    "with_interval",
     "word_spans",
 ]

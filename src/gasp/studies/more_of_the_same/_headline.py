@@ -10,7 +10,7 @@ a Poisson-rate and a two-proportion test.
 from __future__ import annotations
 
 import pandas as pd
-from scipy.stats import poisson
+from scipy.stats import chi2
 
 from gasp.results import (
     HIGHER,
@@ -78,9 +78,24 @@ def _srb_reader(column: str) -> Reader:
             units=kept[["subject", "gender", "abs_srb"]],
             unit_keys=("subject", "gender"),
             statistic=stat,
+            note="" if len(kept) else _no_score(scores, column.replace("score", "reason")),
         )
 
     return read
+
+
+def _no_score(scores: pd.DataFrame, reason: str) -> str:
+    """Why no SRB score of a run is defined, in words (the saved ``reason`` column)."""
+    if scores.empty:
+        return "no (occupation, gender) cell had texts enough to score"
+    notes = scores.get(reason, pd.Series(dtype=object)).dropna().astype(str)
+    first = notes[notes.str.len() > 0]
+    why = f" ({first.iloc[0]})" if len(first) else ""
+    return (
+        f"none of the {len(scores)} SRB scores is defined: each needs significant words "
+        f"with a vector on both sides{why}; docs/more-of-the-same.md names the run size "
+        "that gives them on the embedded model"
+    )
 
 
 def _read_marked(results: AuditResults) -> MetricReading:
@@ -93,9 +108,17 @@ def _read_marked(results: AuditResults) -> MetricReading:
     if tests <= 0:
         # no comparison could be made (a model that writes one gender only): not tested
         return MetricReading(
-            value=float("nan"), n=0, count=0.0, total=0.0, kind="rate", note="no word tested"
+            value=float("nan"),
+            n=0,
+            count=0.0,
+            total=0.0,
+            kind="rate",
+            note="no word tested: no comparison had texts of both sides with words above the "
+            "study's minimum count",
         )
-    low, high = poisson.ppf([0.025, 0.975], count) if count > 0 else (0.0, 0.0)
+    # the exact (Garwood) interval of a Poisson count: [0, 3.69] for a count of 0
+    low = float(chi2.ppf(0.025, 2 * count) / 2) if count > 0 else 0.0
+    high = float(chi2.ppf(0.975, 2 * count + 2) / 2)
     return MetricReading(
         value=count - expected,
         ci_low=float(low) - expected,
@@ -127,7 +150,10 @@ SRB_UNITS = "(occupation, associated gender) SRB scores"
 SRB_PLANNED_OVER = (
     "occupations (up to 2 (occupation, associated gender) SRB scores each; planned on 1)"
 )
-_BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"
+_BOOT = (
+    "expanded percentile bootstrap over the run's occupations; differences: the audit's "
+    "paired resampling of occupations"
+)
 
 #: More of the Same's headline metrics, in the scorecard's order.
 HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
@@ -164,7 +190,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| over occupations and genders (0 = no subset representation bias)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        interval_scheme="expanded percentile bootstrap over the run's defined " + SRB_UNITS,
         denominator="(occupation, associated gender) SRB scores that are defined",
         leaves_out="SRB scores that are undefined (too few words with a vector)",
         read=_srb_reader("score"),
@@ -177,7 +203,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| with person names and gender terms removed (name-free SRB)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        interval_scheme="expanded percentile bootstrap over the run's defined " + SRB_UNITS,
         denominator="(occupation, associated gender) name-free SRB scores that are defined",
         leaves_out="name-free SRB scores that are undefined",
         read=_srb_reader("score_names_removed"),

@@ -179,7 +179,7 @@ class MoreOfTheSame(StudyType):
         """Who is represented and how (:mod:`.analysis`), saved to ``results``."""
         from gasp.studies.more_of_the_same._steps import analyze_step
 
-        return analyze_step(store, results, options)
+        return self.with_headline(results, analyze_step(store, results, options))
 
     def analyze_texts(
         self, texts: TextTable, results: Path, options: Mapping[str, Any]
@@ -187,7 +187,7 @@ class MoreOfTheSame(StudyType):
         """Who is represented and how, in a user's table of texts."""
         from gasp.studies.more_of_the_same._texts import analyze_texts_step
 
-        return analyze_texts_step(texts, results, options)
+        return self.with_headline(results, analyze_texts_step(texts, results, options))
 
     def probe(self, results: Path, options: Mapping[str, Any]) -> str:
         """Cluster the significant words of saved results (Figure 5); a one-line summary."""

@@ -212,7 +212,7 @@ class OccuGender(StudyType):
         from gasp.studies.occugender._analysis import analyze_step
 
         self.check_analysis_options(options)
-        return analyze_step(store, results, options)
+        return self.with_headline(results, analyze_step(store, results, options))
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
