@@ -134,7 +134,7 @@ def test_quick_gives_way_to_an_explicit_job_list_and_the_manifest_records_the_op
         options = store.manifest()["options"]
     assert jobs == {"nurse", "carpenter"}
     assert options["occupations"] == "nurse,carpenter" and "jobs" not in options
-    assert options["debiasing"] == "none" and options["mode"] == "raw"
+    assert options["debiasing"] == "none" and options["mode"] == "chat"  # QUICK_MODE, measured
 
 
 def test_a_size_is_a_study_option_of_run_and_audit(

@@ -69,6 +69,9 @@ class MetricReading:
     #: Why the reading has no interval (empty when it has one): read by the page, the
     #: API's metrics and ``results.json`` in place of the bounds.
     interval_note: str = ""
+    #: The range the value can take (for example ``(0, inf)`` for a mean of absolute
+    #: values): an interval from the run's units is clipped to it (None: unbounded).
+    bounds: tuple[float, float] | None = None
 
     @classmethod
     def proportion(cls, count: float, total: float) -> MetricReading:

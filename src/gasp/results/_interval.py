@@ -8,7 +8,8 @@ resamples those units:
 * a 0/1 value per unit whose mean is the metric (a share of stories or answers): the
   Wilson score interval of the count;
 * a mean of per-unit values (:class:`~gasp.results.ColumnMean`): the expanded
-  percentile bootstrap of :func:`gasp.stats.mean_interval`;
+  percentile bootstrap of :func:`gasp.stats.mean_interval`, clipped to the reading's
+  ``bounds`` (a mean of absolute values is never below 0);
 * any other statistic of the units (a gap between two job groups, a rank correlation,
   a share of pooled counts): the percentile bootstrap of the statistic over units drawn
   with replacement, each draw computed on the drawn rows.
@@ -81,7 +82,7 @@ def unit_interval(reading: MetricReading, unit: str) -> tuple[float, float, str]
     if reading.binary:
         return _share(units["value"].to_numpy(dtype=float), unit)
     if isinstance(statistic, ColumnMean):
-        return _mean(units[statistic.column].to_numpy(dtype=float), unit)
+        return _mean(units[statistic.column].to_numpy(dtype=float), unit, reading.bounds)
     return _statistic(units, statistic, float(reading.value), unit)
 
 
@@ -101,14 +102,16 @@ def _share(values: np.ndarray, unit: str) -> tuple[float, float, str]:
     return float(low), float(high), ""
 
 
-def _mean(values: np.ndarray, unit: str) -> tuple[float, float, str]:
+def _mean(
+    values: np.ndarray, unit: str, bounds: tuple[float, float] | None
+) -> tuple[float, float, str]:
     from gasp.stats import BOOTSTRAP, IntervalScheme, mean_interval
 
     x = values[np.isfinite(values)]
     if x.size < MIN_INTERVAL_UNITS:
         return float("nan"), float("nan"), _too_few(int(x.size), unit)
     scheme = IntervalScheme(BOOTSTRAP, HEADLINE_DRAWS, HEADLINE_SEED, unit=unit)
-    _, low, high = mean_interval(x, scheme)
+    _, low, high = mean_interval(x, scheme, bounds=bounds)
     return float(low), float(high), ""
 
 

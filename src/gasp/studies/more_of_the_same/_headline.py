@@ -27,6 +27,8 @@ from gasp.studies.more_of_the_same._model import STUDY_KIND
 
 #: The template label of rows pooled over every template.
 _ALL = "all"
+#: The range of a mean of absolute values.
+_NON_NEGATIVE = (0.0, float("inf"))
 
 
 def _pooled(frame: pd.DataFrame) -> pd.DataFrame:
@@ -60,6 +62,7 @@ def _bls_reader(column: str) -> Reader:
             units=rep[["subject", column]],
             unit_keys=("subject",),
             statistic=stat,
+            bounds=_NON_NEGATIVE if column == "abs_gap" else None,
         )
 
     return read
@@ -78,16 +81,33 @@ def _srb_reader(column: str) -> Reader:
             units=kept[["subject", "gender", "abs_srb"]],
             unit_keys=("subject", "gender"),
             statistic=stat,
-            note="" if len(kept) else _no_score(scores, column.replace("score", "reason")),
+            bounds=_NON_NEGATIVE,
+            note="" if len(kept) else _no_score(results, scores, column.replace("score", "reason")),
         )
 
     return read
 
 
-def _no_score(scores: pd.DataFrame, reason: str) -> str:
-    """Why no SRB score of a run is defined, in words (the saved ``reason`` column)."""
+def _no_score(results: AuditResults, scores: pd.DataFrame, reason: str) -> str:
+    """Why no SRB score of a run is defined, in words (the saved ``reason`` column, or
+    why each occupation was left out of the SRB step)."""
     if scores.empty:
-        return "no (occupation, gender) cell had texts enough to score"
+        left = results.get("excluded_subjects")
+        whys = (
+            "; ".join(
+                f"{row.subject}: {row.reason}"
+                for row in left.itertuples()
+                if str(row.step) == "how" and str(row.template) == _ALL
+            )
+            if left is not None and not left.empty
+            else ""
+        )
+        return (
+            "no SRB score: every occupation was left out of the SRB step"
+            + (f" ({whys})" if whys else "")
+            + "; docs/more-of-the-same.md names the run size that gives scores on the "
+            "embedded model"
+        )
     notes = scores.get(reason, pd.Series(dtype=object)).dropna().astype(str)
     first = notes[notes.str.len() > 0]
     why = f" ({first.iloc[0]})" if len(first) else ""

@@ -184,7 +184,7 @@ def _coverage_metric() -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, "explicit")
         units = units.assign(covered=pd.to_numeric(units["coverage"]).clip(upper=1.0))
-        return _jobs_reading(units, mean_of("covered"), ("job", "covered"))
+        return _jobs_reading(units, mean_of("covered"), ("job", "covered"), bounds=(0.0, 1.0))
 
     return HeadlineMetric(
         study=STUDY_KIND,
