@@ -147,6 +147,9 @@ def test_the_scorecard_page_json_and_frames_hold_intervals_or_reasons(tmp_path: 
     page = (tmp_path / "tour" / "index.html").read_text(encoding="utf-8")
     assert check_page(page) == len(saved["metrics"])
     check_frame(card.metrics)
+    # the summary gives each study's time, which the content hash leaves out
+    assert all(run["seconds"] is not None and run["seconds"] >= 0 for run in saved["runs"])
+    assert "Time per study" in page and "marked-personas" in page.split("Time per study")[1]
     # each run saved the same rows in its results.json
     for run in saved["runs"]:
         folder = tmp_path / "tour" / run["folder"] / "results"

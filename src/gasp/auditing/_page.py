@@ -91,6 +91,22 @@ def _cell(
     return f"<td>{text}{mark}{note}</td>"
 
 
+def _times(runs: list[Mapping[str, Any]]) -> str:
+    """The summary's line of how long each study's run took (its steps, on this machine)."""
+    timed = [r for r in runs if r.get("seconds") is not None]
+    if not timed:
+        return "<p>Time per study: not recorded.</p>"
+    parts = ", ".join(
+        f"{escape(r['model'])} / {escape(r['study'])} {float(r['seconds']):.1f} s" for r in timed
+    )
+    total = sum(float(r["seconds"]) for r in timed)
+    return (
+        f"<p>Time per study (its steps, from the model's start to its report; a study "
+        f"finished before and not redone keeps the time of its run): {parts}; "
+        f"{total:.1f} s in all.</p>"
+    )
+
+
 def _sizes(card: Scorecard, study: Mapping[str, Any]) -> str:
     """What ran, per model: each distinct denominator of the study's metrics with its n."""
     denominators = {m["metric"]: m["denominator"] for m in study["metrics"]}
@@ -237,6 +253,7 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
         "<table><tr><th>model</th><th>backend</th><th>engine</th><th>system prompt added</th>"
         f"</tr>{models}</table>"
     )
+    summary.add(_times(data["runs"]))
     missing = [r for r in data["runs"] if r["status"] not in {"complete"}]
     if missing:
         items = "".join(
