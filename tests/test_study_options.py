@@ -14,6 +14,7 @@ from gasp.errors import ConfigError
 from gasp.names import DEFAULT_GENDER_THRESHOLD
 from gasp.store import RunStore
 from gasp.studies import PlanSize, StudyOption, get_study_type, resolve_study_options
+from gasp.studies.more_of_the_same import QUICK
 
 DECLARED = {
     "count": StudyOption("how many", kind="int", minimum=1, default=4, quick=2),
@@ -107,7 +108,11 @@ def test_plan_sizes_are_counted_from_the_built_plan() -> None:
         10, 20, 20, 1
     )
     more = get_study_type("more-of-the-same").plan_size({"occupation_count": 5}, quick=True)
-    assert more.units == 5 and more.requests < more.requests_max and more.max_tokens == 80
+    assert (
+        more.units == 5
+        and more.requests < more.requests_max
+        and more.max_tokens == QUICK.max_tokens
+    )
 
 
 def test_a_job_count_alternates_the_two_groups() -> None:

@@ -28,13 +28,16 @@ class QuickPreset:
     """The reduced run of ``gasp run --quick``.
 
     Sized for the embedded SmolLM2 model on a 2-core CPU (about 90 tokens/s at batch
-    16): 3 occupations, both templates, the four conditions, ``n`` samples per named
-    cell and per associated gender, unspecified cells capped at ``cap_factor`` x n.
+    16), so that the tour runs in under two minutes from an empty model cache: 3
+    occupations (the fewest that give the representation metrics an interval), both
+    templates, the four conditions, ``n`` samples per named cell and per associated
+    gender, unspecified cells capped at ``cap_factor`` x n; at most 216 texts of 64
+    tokens (SRB scores need a larger run: :data:`GASP_RUN`).
     """
 
     occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
-    n: int = 8
-    max_tokens: int = 80
+    n: int = 6
+    max_tokens: int = 64
     cap_factor: int = 3
     probe_k: int | None = None
 
