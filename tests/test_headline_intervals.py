@@ -85,7 +85,7 @@ def test_too_few_units_say_why_in_words() -> None:
     stat = mean_of("x")
     reading = with_interval(MetricReading(value=1.5, units=units, statistic=stat), "jobs")
     assert math.isnan(reading.ci_low) and math.isnan(reading.ci_high)
-    assert "only 2 jobs" in reading.interval_note
+    assert "too few jobs to resample: 2 in this run" in reading.interval_note
     assert str(MIN_INTERVAL_UNITS) in reading.interval_note
 
 
@@ -168,3 +168,32 @@ def test_run_result_metrics_have_finite_bounds_or_a_reason(tmp_path: Path) -> No
     check_frame(frame)
     share = frame.set_index("metric").loc["named_female_share"]
     assert np.isfinite(share["ci_low"]) or share["interval_note"]
+
+
+def test_a_tour_without_srb_scores_names_the_run_that_gives_them() -> None:
+    from gasp.results import AuditResults
+    from gasp.studies import get_study_type
+    from gasp.studies.more_of_the_same._gasp_run import GASP_RUN
+
+    columns = ["subject", "template", "gender", "score", "score_names_removed", "reason"]
+    results = AuditResults(
+        tables={
+            "srb_scores": pd.DataFrame(columns=columns),
+            "excluded_subjects": pd.DataFrame(
+                {
+                    "subject": ["nurse"],
+                    "template": ["all"],
+                    "step": ["how"],
+                    "reason": ["fewer than n=6 associated generations (women 20, men 1)"],
+                }
+            ),
+        }
+    )
+    metric = next(
+        m for m in get_study_type("more-of-the-same").headline_metrics() if m.name == "mean_abs_srb"
+    )
+    reading = metric.reading(results)
+    assert math.isnan(reading.value) and reading.interval_note == reading.note
+    assert "nurse: fewer than n=6 associated generations" in reading.note
+    assert GASP_RUN.command in reading.note and "minutes on 2 CPU cores" in reading.note
+    assert math.isfinite(GASP_RUN.seconds) and GASP_RUN.seconds > 0

@@ -88,7 +88,8 @@ def unit_interval(reading: MetricReading, unit: str) -> tuple[float, float, str]
 
 def _too_few(k: int, unit: str) -> str:
     return (
-        f"only {k} {unit} in this run (an interval needs at least {MIN_INTERVAL_UNITS} to resample)"
+        f"too few {unit} to resample: {k} in this run (an interval needs at least "
+        f"{MIN_INTERVAL_UNITS})"
     )
 
 

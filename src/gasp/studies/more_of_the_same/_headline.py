@@ -23,6 +23,7 @@ from gasp.results import (
     mean_of,
     table,
 )
+from gasp.studies.more_of_the_same._gasp_run import GASP_RUN
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 
 #: The template label of rows pooled over every template.
@@ -105,16 +106,15 @@ def _no_score(results: AuditResults, scores: pd.DataFrame, reason: str) -> str:
         return (
             "no SRB score: every occupation was left out of the SRB step"
             + (f" ({whys})" if whys else "")
-            + "; docs/more-of-the-same.md names the run size that gives scores on the "
-            "embedded model"
+            + "; "
+            + GASP_RUN.sentence()
         )
     notes = scores.get(reason, pd.Series(dtype=object)).dropna().astype(str)
     first = notes[notes.str.len() > 0]
     why = f" ({first.iloc[0]})" if len(first) else ""
     return (
         f"none of the {len(scores)} SRB scores is defined: each needs significant words "
-        f"with a vector on both sides{why}; docs/more-of-the-same.md names the run size "
-        "that gives them on the embedded model"
+        f"with a vector on both sides{why}; {GASP_RUN.sentence()}"
     )
 
 
@@ -134,7 +134,7 @@ def _read_marked(results: AuditResults) -> MetricReading:
             total=0.0,
             kind="rate",
             note="no word tested: no comparison had texts of both sides with words above the "
-            "study's minimum count",
+            f"study's minimum count; {GASP_RUN.sentence()}",
         )
     # the exact (Garwood) interval of a Poisson count: [0, 3.69] for a count of 0
     low = float(chi2.ppf(0.025, 2 * count) / 2) if count > 0 else 0.0

@@ -32,7 +32,8 @@ class QuickPreset:
     occupations (the fewest that give the representation metrics an interval), both
     templates, the four conditions, ``n`` samples per named cell and per associated
     gender, unspecified cells capped at ``cap_factor`` x n; at most 216 texts of 64
-    tokens (SRB scores need a larger run: :data:`GASP_RUN`).
+    tokens (SRB scores need a larger run, measured in
+    :data:`~gasp.studies.more_of_the_same._gasp_run.GASP_RUN`).
     """
 
     occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
