@@ -197,3 +197,25 @@ def test_a_tour_without_srb_scores_names_the_run_that_gives_them() -> None:
     assert "nurse: fewer than n=6 associated generations" in reading.note
     assert GASP_RUN.command in reading.note and "minutes on 2 CPU cores" in reading.note
     assert math.isfinite(GASP_RUN.seconds) and GASP_RUN.seconds > 0
+
+
+@pytest.mark.slow
+def test_the_embedded_tour_page_holds_intervals_or_reasons(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """The real model: OccuGender (chat form, shares resting on little say so) and the
+    narratives, through ``gasp tour``; every cell of the page and the JSON is walked."""
+    from _cli import gasp_exit_code
+
+    out = tmp_path / "tour"
+    args = ["tour", "--out", str(out), "--study", "occugender", "--study", "narratives"]
+    assert gasp_exit_code(monkeypatch, *args) == 0
+    capsys.readouterr()
+    saved = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+    check_rows(saved["metrics"])
+    page = (out / "index.html").read_text(encoding="utf-8")
+    assert check_page(page) == len(saved["metrics"]) >= 10
+    explicit = next(r for r in saved["metrics"] if r["metric"] == "explicit_female_share")
+    assert _finite(explicit["ci_low"]) and _finite(explicit["ci_high"])
+    assert explicit["note"].startswith("rests on ")  # the embedded model: a few % of the mass
+    assert "Time per study" in page
