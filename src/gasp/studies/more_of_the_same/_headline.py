@@ -148,6 +148,10 @@ def _read_marked(results: AuditResults) -> MetricReading:
         total=tests,
         offset=expected,
         kind="rate",
+        note=(
+            f"{count:.0f} words marked in {tests:,.0f} word tests; {expected:.1f} expected "
+            "by chance if every test passed at the rule's nominal rate"
+        ),
     )
 
 
