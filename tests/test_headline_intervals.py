@@ -138,7 +138,7 @@ def test_a_share_on_little_mass_says_so() -> None:
 def test_the_scorecard_page_json_and_frames_hold_intervals_or_reasons(tmp_path: Path) -> None:
     card = gasp.audit(
         ["mock/personas"],
-        studies=["pronoun-pairs", "narratives", "marked-personas"],
+        studies=["pronoun-pairs", "narratives", "marked-personas", "more-of-the-same"],
         out=tmp_path / "tour",
         quick=True,
     )
@@ -219,3 +219,12 @@ def test_the_embedded_tour_page_holds_intervals_or_reasons(
     assert _finite(explicit["ci_low"]) and _finite(explicit["ci_high"])
     assert explicit["note"].startswith("rests on ")  # the embedded model: a few % of the mass
     assert "Time per study" in page
+
+
+def test_occugender_cells_hold_intervals_or_reasons(tmp_path: Path) -> None:
+    card = gasp.audit(["mock/scoring"], studies="occugender", out=tmp_path / "og", quick=True)
+    saved = json.loads((tmp_path / "og" / "scorecard.json").read_text(encoding="utf-8"))
+    assert check_rows(saved["metrics"]) >= 1
+    page = (tmp_path / "og" / "index.html").read_text(encoding="utf-8")
+    assert check_page(page) == len(saved["metrics"]) == 8
+    check_frame(card.metrics)
