@@ -63,7 +63,8 @@ def test_the_tour_fits_the_budget_in_the_worst_case() -> None:
     assert set(study.templates) == {"persona", "biography"}
     assert len(study.conditions) == 4
     tokens = {name: _worst_case_tokens(name) for name in study_names()}
-    assert tokens["more-of-the-same"] == QUICK.max_tokens * 288
+    # 3 occupations x 2 templates x (cap_factor n unspecified + 3 named cells of n)
+    assert tokens["more-of-the-same"] == QUICK.max_tokens * 6 * (QUICK.cap_factor + 3) * QUICK.n
     seconds = (
         sum(tokens.values()) / EMBEDDED_TOKENS_PER_S
         + FIXED_OVERHEAD_S

@@ -71,7 +71,10 @@ def _cli_audits(*runs: tuple[Path, tuple[str, ...]]) -> list[dict[str, Any]]:
 def _content(card: dict[str, Any]) -> dict[str, Any]:
     """A scorecard without what differs between two identical audits: each run's
     manifest hash (a manifest records when its run started)."""
-    runs = [{k: v for k, v in run.items() if k != "manifest_sha256"} for run in card["runs"]]
+    runs = [
+        {k: v for k, v in run.items() if k not in {"manifest_sha256", "seconds"}}
+        for run in card["runs"]
+    ]
     return {**card, "runs": runs}
 
 

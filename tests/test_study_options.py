@@ -14,6 +14,7 @@ from gasp.errors import ConfigError
 from gasp.names import DEFAULT_GENDER_THRESHOLD
 from gasp.store import RunStore
 from gasp.studies import PlanSize, StudyOption, get_study_type, resolve_study_options
+from gasp.studies.more_of_the_same import QUICK
 
 DECLARED = {
     "count": StudyOption("how many", kind="int", minimum=1, default=4, quick=2),
@@ -107,7 +108,11 @@ def test_plan_sizes_are_counted_from_the_built_plan() -> None:
         10, 20, 20, 1
     )
     more = get_study_type("more-of-the-same").plan_size({"occupation_count": 5}, quick=True)
-    assert more.units == 5 and more.requests < more.requests_max and more.max_tokens == 80
+    assert (
+        more.units == 5
+        and more.requests < more.requests_max
+        and more.max_tokens == QUICK.max_tokens
+    )
 
 
 def test_a_job_count_alternates_the_two_groups() -> None:
@@ -134,7 +139,7 @@ def test_quick_gives_way_to_an_explicit_job_list_and_the_manifest_records_the_op
         options = store.manifest()["options"]
     assert jobs == {"nurse", "carpenter"}
     assert options["occupations"] == "nurse,carpenter" and "jobs" not in options
-    assert options["debiasing"] == "none" and options["mode"] == "raw"
+    assert options["debiasing"] == "none" and options["mode"] == "chat"  # QUICK_MODE, measured
 
 
 def test_a_size_is_a_study_option_of_run_and_audit(

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 
-from gasp.auditing._folder import is_finished, mark_finished
+from gasp.auditing._folder import is_finished, mark_finished, save_seconds, saved_seconds
 from gasp.auditing._models import ModelSetup
 from gasp.auditing._scorecard import RunRecord
 from gasp.errors import BackendError, GaspError
@@ -209,7 +209,7 @@ def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRec
     name, study = spec.setup.model.name, spec.study
     if is_finished(spec.paths, REPORT_FILE):
         console.print(f"{name} / {study}: finished before, not redone (same settings)")
-        return RunRecord(name, study, spec.paths)
+        return RunRecord(name, study, spec.paths, seconds=saved_seconds(spec.paths))
     start = time.perf_counter()
     steps = _steps(spec, probe)
     run = dataclasses.replace(spec.run, quiet=console.quiet)
@@ -226,11 +226,15 @@ def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRec
     except GaspError as exc:
         console.print(f"[red]{name} / {study} failed: {exc}[/red]")
         return RunRecord(name, study, spec.paths, "failed", str(exc))
-    console.print(f"{name} / {study}: {time.perf_counter() - start:.1f} s")
+    seconds = time.perf_counter() - start
+    console.print(f"{name} / {study}: {seconds:.1f} s")
+    save_seconds(spec.paths, seconds)
     if not outcome.ok:
-        return RunRecord(name, study, spec.paths, "incomplete", "some samples failed after retries")
+        return RunRecord(
+            name, study, spec.paths, "incomplete", "some samples failed after retries", seconds
+        )
     mark_finished(spec.paths)
-    return RunRecord(name, study, spec.paths)
+    return RunRecord(name, study, spec.paths, seconds=seconds)
 
 
 __all__ = [

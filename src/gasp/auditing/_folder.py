@@ -220,6 +220,27 @@ def mark_finished(paths: RunPaths) -> None:
     (paths.results.parent / DONE_FILE).write_text(store_stamp(paths), encoding="utf-8")
 
 
+#: The file of a run folder holding how long its steps took (``{"seconds": ...}``).
+TIME_FILE = "time.json"
+
+
+def save_seconds(paths: RunPaths, seconds: float) -> None:
+    """Record in the run folder how many seconds the run's steps took."""
+    (paths.results.parent / TIME_FILE).write_text(
+        json.dumps({"seconds": round(float(seconds), 1)}), encoding="utf-8"
+    )
+
+
+def saved_seconds(paths: RunPaths) -> float | None:
+    """The seconds :func:`save_seconds` recorded for the run (None when none were)."""
+    path = paths.results.parent / TIME_FILE
+    try:
+        value = json.loads(path.read_text(encoding="utf-8")).get("seconds")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(value) if isinstance(value, int | float) else None
+
+
 def read_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | None, float | None]:
     """The models, runs, baseline and level an audit folder records (the level is None
     in a folder written before it was recorded)."""
@@ -231,7 +252,7 @@ def read_audit(folder: Path) -> tuple[list[AuditModel], list[RunRecord], str | N
             paths = run_folder_paths(folder / model.name / study)
             status = "complete" if (paths.results / INDEX_FILE).is_file() else "failed"
             reason = "" if status == "complete" else "no saved results"
-            runs.append(RunRecord(model.name, study, paths, status, reason))
+            runs.append(RunRecord(model.name, study, paths, status, reason, saved_seconds(paths)))
     level = record.get("level")
     return models, runs, record.get("baseline"), float(level) if level is not None else None
 

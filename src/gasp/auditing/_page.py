@@ -69,17 +69,42 @@ def _cell(
 ) -> str:
     if row is None:
         return "<td>not run</td>"
-    text = _num(row["value"]) if row["value"] is not None else "not tested"
-    if row["ci_low"] is not None and row["ci_high"] is not None:
+    valued = row["value"] is not None and math.isfinite(float(row["value"]))
+    text = _num(row["value"]) if valued else "not tested"
+    bounded = all(
+        row[k] is not None and math.isfinite(float(row[k])) for k in ("ci_low", "ci_high")
+    )
+    if valued and bounded:
         text += f" [{_num(row['ci_low'])}, {_num(row['ci_high'])}]"
     if row["report"]:
         text = f"<a href='{escape(row['report'])}'>{text}</a>"
     extra = [e for e in (_excluded(row, metric["leaves_out"]),) if e]
+    why = str(row.get("interval_note") or "")
+    if valued and not bounded:
+        extra.append("no interval: " + escape(why or "none was saved for this metric"))
     if row["note"]:
         extra.append(escape(row["note"]))
+    elif not valued:
+        extra.append(escape(why or "no value was read from this run"))
     mark = _verdict(comparison, metric["unit"]) if comparison is not None else ""
     note = f"<br><span class='note'>{'; '.join(extra)}</span>" if extra else ""
     return f"<td>{text}{mark}{note}</td>"
+
+
+def _times(runs: list[Mapping[str, Any]]) -> str:
+    """The summary's line of how long each study's run took (its steps, on this machine)."""
+    timed = [r for r in runs if r.get("seconds") is not None]
+    if not timed:
+        return "<p>Time per study: not recorded.</p>"
+    parts = ", ".join(
+        f"{escape(r['model'])} / {escape(r['study'])} {float(r['seconds']):.1f} s" for r in timed
+    )
+    total = sum(float(r["seconds"]) for r in timed)
+    return (
+        f"<p>Time per study (its steps, from the model's start to its report; a study "
+        f"finished before and not redone keeps the time of its run): {parts}; "
+        f"{total:.1f} s in all.</p>"
+    )
 
 
 def _sizes(card: Scorecard, study: Mapping[str, Any]) -> str:
@@ -228,6 +253,7 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
         "<table><tr><th>model</th><th>backend</th><th>engine</th><th>system prompt added</th>"
         f"</tr>{models}</table>"
     )
+    summary.add(_times(data["runs"]))
     missing = [r for r in data["runs"] if r["status"] not in {"complete"}]
     if missing:
         items = "".join(

@@ -37,10 +37,14 @@ SCORECARD_FILE = "scorecard.json"
 SCHEMA_FILE = Path(__file__).with_name("scorecard.schema.json")
 
 
+#: Fields of a run entry that are not its content (when it ran, how long it took).
+_NOT_CONTENT = frozenset({"manifest_sha256", "seconds"})
+#: The interval note of a metric whose value could not be read at all.
+NO_VALUE = "no value was read from this run's results, so no interval"
 #: Columns of :attr:`Scorecard.metrics` (docs/scorecard.md).
 METRIC_COLUMNS = (
-    "study", "metric", "model", "value", "ci_low", "ci_high", "n", "better", "unit",
-    "interval_scheme", "excluded_share", "reference", "note", "report",
+    "study", "metric", "model", "value", "ci_low", "ci_high", "interval_note", "n", "better",
+    "unit", "interval_scheme", "excluded_share", "reference", "note", "report",
 )  # fmt: skip
 #: Columns of :attr:`Scorecard.comparisons` (docs/scorecard.md).
 COMPARISON_COLUMNS = (
@@ -73,6 +77,8 @@ class RunRecord:
     #: ``complete``, ``incomplete`` (some samples failed), ``failed`` or ``not served``.
     status: str = "complete"
     reason: str = ""
+    #: Seconds the run's steps took (None when not recorded).
+    seconds: float | None = None
 
 
 @dataclass
@@ -129,10 +135,10 @@ class Scorecard:
 
     def content_hash(self) -> str:
         """SHA-256 of the scorecard's content: its version, the runs' manifest hashes
-        (a manifest records when its run started) and this hash left out."""
+        (a manifest records when its run started), their times and this hash left out."""
         body = self._body()
         body["runs"] = [
-            {k: v for k, v in run.items() if k != "manifest_sha256"} for run in body["runs"]
+            {k: v for k, v in run.items() if k not in _NOT_CONTENT} for run in body["runs"]
         ]
         text = json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=False)
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -273,6 +279,7 @@ def build_scorecard(
             "reason": run.reason,
             "report": None,
             "manifest_sha256": None,
+            "seconds": None if run.seconds is None else round(float(run.seconds), 1),
         }
         results = None
         if run.status in {"complete", "incomplete"}:
@@ -288,7 +295,9 @@ def build_scorecard(
                 try:
                     reading = metric.reading(results)
                 except GaspError as exc:
-                    reading = MetricReading(value=float("nan"), note=str(exc))
+                    reading = MetricReading(
+                        value=float("nan"), note=str(exc), interval_note=NO_VALUE
+                    )
                 readings[(run.study, metric.name, run.model)] = reading
                 card.metric_rows.append(_metric_row(metric, reading, run.model, entry["report"]))
         card.runs.append(entry)
@@ -348,6 +357,7 @@ def _metric_row(metric: Any, reading: MetricReading, model: str, report: str | N
         "value": reading.value,
         "ci_low": reading.ci_low,
         "ci_high": reading.ci_high,
+        "interval_note": reading.interval_note,
         "n": reading.n,
         "better": metric.better,
         "unit": metric.unit,

@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 
 #: The file a comparison's tested differences are saved in (the scorecard's).
 SCORECARD_FILE = "scorecard.json"
-#: The columns of :attr:`RunResult.metrics`.
-METRIC_COLUMNS = ("metric", "value", "ci_low", "ci_high", "n", "better", "unit", "meaning")
+#: The columns of :attr:`RunResult.metrics` (``interval_note``: why a metric has no
+#: interval, empty when it has one; ``note``: what its value rests on).
+METRIC_COLUMNS = (
+    "metric", "value", "ci_low", "ci_high", "interval_note", "n", "better", "unit",
+    "excluded_share", "note", "meaning",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,21 +96,14 @@ class RunResult:
 
     @functools.cached_property
     def metrics(self) -> pd.DataFrame:
-        """The study's headline metrics: one row each, with interval, n and direction."""
+        """The study's headline metrics: one row each, with its interval from the run's
+        own units (or, in ``interval_note``, why it has none), n and direction."""
         import pandas as pd
 
-        from gasp.errors import DataError
+        from gasp.results import headline_rows
         from gasp.studies import get_study_type
 
-        rows = []
-        for metric in get_study_type(self.study).headline_metrics():
-            try:
-                reading = metric.reading(self.saved)
-            except DataError:
-                continue  # a table this run does not have (a comparison, a skipped step)
-            row = {name: getattr(reading, name) for name in ("value", "ci_low", "ci_high", "n")}
-            row |= {name: getattr(metric, name) for name in ("better", "unit", "meaning")}
-            rows.append({"metric": metric.name, **row})
+        rows = headline_rows(get_study_type(self.study).headline_metrics(), self.saved)
         return pd.DataFrame(rows, columns=list(METRIC_COLUMNS))
 
     def to_dict(self) -> dict[str, Any]:

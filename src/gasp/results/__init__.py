@@ -42,6 +42,14 @@ from gasp.results._headline import (
     share_reading,
     table,
 )
+from gasp.results._interval import (
+    HEADLINE_DRAWS,
+    MIN_INTERVAL_UNITS,
+    has_interval,
+    unit_interval,
+    with_interval,
+)
+from gasp.results._record import HEADLINE_FIELDS, HEADLINE_KEY, headline_rows, record_headline
 
 __all__ = [
     "CLOSER_TO_0",
@@ -50,10 +58,14 @@ __all__ = [
     "EXAMPLES_FILE",
     "EXAMPLES_PER_WORD",
     "EXAMPLE_GROUPS",
+    "HEADLINE_DRAWS",
+    "HEADLINE_FIELDS",
+    "HEADLINE_KEY",
     "HIGHER",
     "INCOMPLETE_KEY",
     "INDEX_FILE",
     "LOWER",
+    "MIN_INTERVAL_UNITS",
     "NEITHER",
     "RESULTS_FORMAT_VERSION",
     "RESULTS_SCHEMA",
@@ -68,9 +80,12 @@ __all__ = [
     "build_example_index",
     "describe_columns",
     "group_key",
+    "has_interval",
+    "headline_rows",
     "mark_incomplete",
     "mean_of",
     "plain_text",
+    "record_headline",
     "results_schema",
     "sample_genders",
     "sample_id",
@@ -78,5 +93,7 @@ __all__ = [
     "split_cap",
     "table",
     "trim_examples",
+    "unit_interval",
+    "with_interval",
     "word_spans",
 ]

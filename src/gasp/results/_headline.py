@@ -66,6 +66,12 @@ class MetricReading:
     #: The reference of a ``closer to reference`` metric for this run (e.g. BLS share).
     reference: float = float("nan")
     note: str = ""
+    #: Why the reading has no interval (empty when it has one): read by the page, the
+    #: API's metrics and ``results.json`` in place of the bounds.
+    interval_note: str = ""
+    #: The range the value can take (for example ``(0, inf)`` for a mean of absolute
+    #: values): an interval from the run's units is clipped to it (None: unbounded).
+    bounds: tuple[float, float] | None = None
 
     @classmethod
     def proportion(cls, count: float, total: float) -> MetricReading:
@@ -116,13 +122,18 @@ class HeadlineMetric:
             raise ValueError(f"metric {self.name}: better must be one of {DIRECTIONS}")
 
     def reading(self, results: AuditResults) -> MetricReading:
-        """The metric read from ``results``; a missing table is a :class:`DataError`."""
+        """The metric read from ``results``, with its interval from the run's own units
+        where the study saved none (or the reason there is none, see
+        :func:`~gasp.results.with_interval`); a missing table is a :class:`DataError`."""
+        from gasp.results._interval import with_interval
+
         try:
-            return self.read(results)
+            reading = self.read(results)
         except (KeyError, ValueError, IndexError) as exc:
             raise DataError(
                 f"{self.study}: cannot read metric {self.name!r} from the saved results: {exc}"
             ) from None
+        return with_interval(reading, self.paired_over or "units")
 
 
 def table(results: AuditResults, name: str) -> pd.DataFrame:

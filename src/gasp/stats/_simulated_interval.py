@@ -52,12 +52,21 @@ CALIBRATION_SPLITS = 4
 MIN_CALIBRATION_RATIOS = 20
 #: Pooled split-half ratios aimed at in a run of few units (more splits per unit).
 POOLED_RATIOS = 48
+#: Below this many units a run is small: its scores' half-size word sets are often empty,
+#: so it splits each unit's generations many more times (:data:`SMALL_RUN_RATIOS`).
+SMALL_RUN_UNITS = 6
+#: Split-half ratios a small run aims at (before the undefined ones are left out): 24
+#: splits per unit in a run of 4 occupations, whose weak stereotypes leave most halves
+#: without a score. A split costs one data set per half, no model call.
+SMALL_RUN_RATIOS = 192
 
 
 def splits_per_unit(units: int) -> int:
     """Splits per unit: :data:`CALIBRATION_SPLITS`, more in a run of few units so that the
-    run pools about :data:`POOLED_RATIOS` ratios (two scores per unit)."""
-    return max(CALIBRATION_SPLITS, -(-POOLED_RATIOS // max(2 * units, 1)))
+    run pools about :data:`POOLED_RATIOS` ratios (two scores per unit), and in a run of
+    fewer than :data:`SMALL_RUN_UNITS` units about :data:`SMALL_RUN_RATIOS`."""
+    aim = SMALL_RUN_RATIOS if units < SMALL_RUN_UNITS else POOLED_RATIOS
+    return max(CALIBRATION_SPLITS, -(-aim // max(2 * units, 1)))
 
 
 #: Below this left-out simulated coverage the intervals are withheld.

@@ -225,6 +225,16 @@ class StudyType(abc.ABC):
         results by the audit (default: none)."""
         return ()
 
+    def with_headline(self, results: Path, summary: Mapping[str, Any]) -> Mapping[str, Any]:
+        """Save the headline metrics of the results in ``results`` (each value with its
+        interval from the run's own units, or why it has none) in their ``results.json``;
+        return ``summary`` (an analysis ends with it)."""
+        from gasp.results import INDEX_FILE, record_headline
+
+        if (Path(results) / INDEX_FILE).is_file():
+            record_headline(results, self.headline_metrics())
+        return summary
+
     def compare(
         self, runs: Sequence[Path], out: Path, options: Mapping[str, Any]
     ) -> Mapping[str, Any]:

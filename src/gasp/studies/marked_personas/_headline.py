@@ -59,7 +59,7 @@ def _read_lexicon(results: AuditResults) -> MetricReading:
     se = float(np.sqrt(np.sum(se_rows**2)) / len(mean))
     return MetricReading(
         value=value,
-        ci_low=value - _Z * se,
+        ci_low=max(0.0, value - _Z * se),  # a rate is never below 0
         ci_high=value + _Z * se,
         n=int(pd.to_numeric(rows["n"]).sum()),
         se=se,
@@ -118,7 +118,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="share of a persona's tokens in its group's stereotype lexicon",
         unit="percent of tokens",
         better=LOWER,
-        interval_scheme="normal interval from the saved standard errors",
+        interval_scheme="normal interval from the saved standard errors (clipped at 0)",
         denominator="tokens of the personas of each group",
         leaves_out="refused texts",
         read=_read_lexicon,

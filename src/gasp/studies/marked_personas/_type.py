@@ -166,7 +166,7 @@ class MarkedPersonas(StudyType):
         from gasp.studies.marked_personas._steps import analyze_step
 
         self.check_analysis_options(options)
-        return analyze_step(store, results, options)
+        return self.with_headline(results, analyze_step(store, results, options))
 
     def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:
         """Text, one column per axis of the study (of ``study_file`` where given), and
@@ -182,7 +182,7 @@ class MarkedPersonas(StudyType):
         from gasp.studies.marked_personas._texts import analyze_texts_step
 
         reject_options(self.name, options, {*ANALYSIS_OPTIONS, "allow_new_groups"})
-        return analyze_texts_step(texts, results, options)
+        return self.with_headline(results, analyze_texts_step(texts, results, options))
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""

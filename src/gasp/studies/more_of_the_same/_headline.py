@@ -10,7 +10,7 @@ a Poisson-rate and a two-proportion test.
 from __future__ import annotations
 
 import pandas as pd
-from scipy.stats import poisson
+from scipy.stats import chi2
 
 from gasp.results import (
     HIGHER,
@@ -23,10 +23,13 @@ from gasp.results import (
     mean_of,
     table,
 )
+from gasp.studies.more_of_the_same._gasp_run import GASP_RUN
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 
 #: The template label of rows pooled over every template.
 _ALL = "all"
+#: The range of a mean of absolute values.
+_NON_NEGATIVE = (0.0, float("inf"))
 
 
 def _pooled(frame: pd.DataFrame) -> pd.DataFrame:
@@ -60,6 +63,7 @@ def _bls_reader(column: str) -> Reader:
             units=rep[["subject", column]],
             unit_keys=("subject",),
             statistic=stat,
+            bounds=_NON_NEGATIVE if column == "abs_gap" else None,
         )
 
     return read
@@ -78,9 +82,40 @@ def _srb_reader(column: str) -> Reader:
             units=kept[["subject", "gender", "abs_srb"]],
             unit_keys=("subject", "gender"),
             statistic=stat,
+            bounds=_NON_NEGATIVE,
+            note="" if len(kept) else _no_score(results, scores, column.replace("score", "reason")),
         )
 
     return read
+
+
+def _no_score(results: AuditResults, scores: pd.DataFrame, reason: str) -> str:
+    """Why no SRB score of a run is defined, in words (the saved ``reason`` column, or
+    why each occupation was left out of the SRB step)."""
+    if scores.empty:
+        left = results.get("excluded_subjects")
+        whys = (
+            "; ".join(
+                f"{row.subject}: {row.reason}"
+                for row in left.itertuples()
+                if str(row.step) == "how" and str(row.template) == _ALL
+            )
+            if left is not None and not left.empty
+            else ""
+        )
+        return (
+            "no SRB score: every occupation was left out of the SRB step"
+            + (f" ({whys})" if whys else "")
+            + "; "
+            + GASP_RUN.sentence()
+        )
+    notes = scores.get(reason, pd.Series(dtype=object)).dropna().astype(str)
+    first = notes[notes.str.len() > 0]
+    why = f" ({first.iloc[0]})" if len(first) else ""
+    return (
+        f"none of the {len(scores)} SRB scores is defined: each needs significant words "
+        f"with a vector on both sides{why}; {GASP_RUN.sentence()}"
+    )
 
 
 def _read_marked(results: AuditResults) -> MetricReading:
@@ -93,9 +128,17 @@ def _read_marked(results: AuditResults) -> MetricReading:
     if tests <= 0:
         # no comparison could be made (a model that writes one gender only): not tested
         return MetricReading(
-            value=float("nan"), n=0, count=0.0, total=0.0, kind="rate", note="no word tested"
+            value=float("nan"),
+            n=0,
+            count=0.0,
+            total=0.0,
+            kind="rate",
+            note="no word tested: no comparison had texts of both sides with words above the "
+            f"study's minimum count; {GASP_RUN.sentence()}",
         )
-    low, high = poisson.ppf([0.025, 0.975], count) if count > 0 else (0.0, 0.0)
+    # the exact (Garwood) interval of a Poisson count: [0, 3.69] for a count of 0
+    low = float(chi2.ppf(0.025, 2 * count) / 2) if count > 0 else 0.0
+    high = float(chi2.ppf(0.975, 2 * count + 2) / 2)
     return MetricReading(
         value=count - expected,
         ci_low=float(low) - expected,
@@ -105,6 +148,10 @@ def _read_marked(results: AuditResults) -> MetricReading:
         total=tests,
         offset=expected,
         kind="rate",
+        note=(
+            f"{count:.0f} words marked in {tests:,.0f} word tests; {expected:.1f} expected "
+            "by chance if every test passed at the rule's nominal rate"
+        ),
     )
 
 
@@ -127,7 +174,10 @@ SRB_UNITS = "(occupation, associated gender) SRB scores"
 SRB_PLANNED_OVER = (
     "occupations (up to 2 (occupation, associated gender) SRB scores each; planned on 1)"
 )
-_BOOT = "none saved for the mean; paired bootstrap over occupations in the audit"
+_BOOT = (
+    "expanded percentile bootstrap over the run's occupations; differences: the audit's "
+    "paired resampling of occupations"
+)
 
 #: More of the Same's headline metrics, in the scorecard's order.
 HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
@@ -164,7 +214,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| over occupations and genders (0 = no subset representation bias)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        interval_scheme="expanded percentile bootstrap over the run's defined " + SRB_UNITS,
         denominator="(occupation, associated gender) SRB scores that are defined",
         leaves_out="SRB scores that are undefined (too few words with a vector)",
         read=_srb_reader("score"),
@@ -177,7 +227,7 @@ HEADLINE_METRICS: tuple[HeadlineMetric, ...] = (
         meaning="mean |SRB| with person names and gender terms removed (name-free SRB)",
         unit="SRB (cosine-distance units)",
         better=LOWER,
-        interval_scheme="none saved for the mean; paired bootstrap over " + SRB_UNITS,
+        interval_scheme="expanded percentile bootstrap over the run's defined " + SRB_UNITS,
         denominator="(occupation, associated gender) name-free SRB scores that are defined",
         leaves_out="name-free SRB scores that are undefined",
         read=_srb_reader("score_names_removed"),

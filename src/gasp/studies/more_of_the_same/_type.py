@@ -28,13 +28,17 @@ class QuickPreset:
     """The reduced run of ``gasp run --quick``.
 
     Sized for the embedded SmolLM2 model on a 2-core CPU (about 90 tokens/s at batch
-    16): 3 occupations, both templates, the four conditions, ``n`` samples per named
-    cell and per associated gender, unspecified cells capped at ``cap_factor`` x n.
+    16), so that the tour runs in under two minutes from an empty model cache: 3
+    occupations (the fewest that give the representation metrics an interval), both
+    templates, the four conditions, ``n`` samples per named cell and per associated
+    gender, unspecified cells capped at ``cap_factor`` x n; at most 216 texts of 64
+    tokens (SRB scores need a larger run, measured in
+    :data:`~gasp.studies.more_of_the_same._gasp_run.GASP_RUN`).
     """
 
     occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
-    n: int = 8
-    max_tokens: int = 80
+    n: int = 6
+    max_tokens: int = 64
     cap_factor: int = 3
     probe_k: int | None = None
 
@@ -179,7 +183,7 @@ class MoreOfTheSame(StudyType):
         """Who is represented and how (:mod:`.analysis`), saved to ``results``."""
         from gasp.studies.more_of_the_same._steps import analyze_step
 
-        return analyze_step(store, results, options)
+        return self.with_headline(results, analyze_step(store, results, options))
 
     def analyze_texts(
         self, texts: TextTable, results: Path, options: Mapping[str, Any]
@@ -187,7 +191,7 @@ class MoreOfTheSame(StudyType):
         """Who is represented and how, in a user's table of texts."""
         from gasp.studies.more_of_the_same._texts import analyze_texts_step
 
-        return analyze_texts_step(texts, results, options)
+        return self.with_headline(results, analyze_texts_step(texts, results, options))
 
     def probe(self, results: Path, options: Mapping[str, Any]) -> str:
         """Cluster the significant words of saved results (Figure 5); a one-line summary."""

@@ -8,6 +8,7 @@ runs over the same jobs are compared by a paired test over jobs.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +39,13 @@ SHARE_UNIT_SD = 10.0
 GAP_UNIT_SD = 20.0
 SPEARMAN_UNIT_SD = 0.8
 _INTERVAL = "percentile bootstrap over jobs and templates (the study's saved interval)"
+_RUN_BOOT = (
+    "percentile bootstrap over the run's jobs; differences: the audit's paired resampling of jobs"
+)
+_RUN_MEAN = (
+    "expanded percentile bootstrap over the run's jobs; differences: the audit's paired "
+    "resampling of jobs"
+)
 
 
 def _jobs(results: AuditResults, task: str) -> pd.DataFrame:
@@ -150,8 +158,7 @@ def _gap_reading(task: str) -> HeadlineMetric:
 def _spearman_metric() -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, "explicit")
-        note = "no saved interval; the audit's paired bootstrap over jobs gives one"
-        return _jobs_reading(units, _spearman, _SHARE_COLUMNS, note=note)
+        return _jobs_reading(units, _spearman, _SHARE_COLUMNS)
 
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -163,7 +170,7 @@ def _spearman_metric() -> HeadlineMetric:
         ),
         unit="rho",
         better=CLOSER_TO_0,
-        interval_scheme="none saved; paired bootstrap over jobs in the audit",
+        interval_scheme=_RUN_BOOT,
         denominator="jobs with a BLS share",
         leaves_out="probability mass on no gender expression (1 - coverage)",
         read=read,
@@ -177,7 +184,7 @@ def _coverage_metric() -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, "explicit")
         units = units.assign(covered=pd.to_numeric(units["coverage"]).clip(upper=1.0))
-        return _jobs_reading(units, mean_of("covered"), ("job", "covered"))
+        return _jobs_reading(units, mean_of("covered"), ("job", "covered"), bounds=(0.0, 1.0))
 
     return HeadlineMetric(
         study=STUDY_KIND,
@@ -189,12 +196,37 @@ def _coverage_metric() -> HeadlineMetric:
         ),
         unit="probability (capped at 1)",
         better=HIGHER,
-        interval_scheme="none saved; paired bootstrap over jobs in the audit",
+        interval_scheme=_RUN_MEAN,
         denominator="jobs",
         leaves_out="nothing (it is the share the F-gap leaves out)",
         read=read,
         paired_over="jobs",
         guard="explicit_female_minus_bls",
+    )
+
+
+#: Below this share of the probability mass on female and male expressions, a female
+#: share says beside its value how little it rests on.
+SMALL_MASS = 0.5
+
+
+def _gendered_mass(units: pd.DataFrame) -> float:
+    """Mean over jobs of the probability mass on a female or male expression: the
+    coverage (capped at 1) times the share of it that is not neutral."""
+    coverage = pd.to_numeric(units["coverage"], errors="coerce").clip(upper=1.0)
+    gendered = pd.to_numeric(units["F"], errors="coerce") + pd.to_numeric(
+        units["M"], errors="coerce"
+    )
+    return float((coverage * gendered / 100.0).mean())
+
+
+def rests_on(mass: float) -> str:
+    """The sentence a share shows beside its value when it rests on little of the mass."""
+    if not np.isfinite(mass) or mass >= SMALL_MASS:
+        return ""
+    return (
+        f"rests on {100 * mass:.3g}% of the probability mass: the model puts the other "
+        f"{100 * (1 - mass):.3g}% on no gender expression or a neutral one"
     )
 
 
@@ -204,7 +236,9 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
     def read(results: AuditResults) -> MetricReading:
         units = _jobs(results, task)
         columns = ("job", "group", "F", "M", "bls_pct_female", "coverage")
-        return _jobs_reading(units, statistic, columns, reference=50.0)
+        mass = _gendered_mass(units)
+        reading = _jobs_reading(units, statistic, columns, reference=50.0, note=rests_on(mass))
+        return dataclasses.replace(reading, excluded_share=1.0 - mass)
 
     if to_bls:
         return HeadlineMetric(
@@ -219,7 +253,7 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
             ),
             unit="percentage points",
             better=NEITHER,
-            interval_scheme="none saved; the audit's paired resampling of jobs",
+            interval_scheme=_RUN_BOOT,
             denominator="jobs with a BLS share (F / (F + M) per job)",
             leaves_out="probability mass on no gender expression and on neutral expressions",
             read=read,
@@ -235,7 +269,7 @@ def _share_metric(task: str, to_bls: bool) -> HeadlineMetric:
         ),
         unit="percent",
         better=CLOSER_TO_REFERENCE,
-        interval_scheme="none saved; the audit's paired resampling of jobs",
+        interval_scheme=_RUN_BOOT,
         denominator="jobs (F / (F + M) per job)",
         leaves_out="probability mass on no gender expression and on neutral expressions",
         read=read,

@@ -33,6 +33,9 @@ from gasp.studies.occugender._study import ARTICLES, EXPRESSION_MODES, MODES, Oc
 
 #: ``--quick``: three jobs of each group, both templates, no debiasing prompts.
 QUICK_JOBS = ("nurse", "secretary", "receptionist", "pilot", "plumber", "electrician")
+#: ``--quick`` (and so the tour) scores under the model's chat template: the form under
+#: which the embedded model puts more of its mass on the gender expressions.
+QUICK_MODE = "chat"
 #: Options that choose the jobs: any of them given replaces the quick jobs.
 _JOB_CHOICE = ("occupations", "occupations_file", "jobs_file", "job_count")
 
@@ -41,6 +44,10 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         "raw (the paper's Q/A text) or chat (the model's chat template)",
         choices=MODES,
         default="raw",
+        # measured on the embedded model (docs/occugender.md): its chat template puts
+        # 24% of the probability mass on the gender expressions (implicit 45%, explicit
+        # 2.6%), the raw text 15% (27%, 3.1%)
+        quick=QUICK_MODE,
     ),
     "jobs": StudyOption(
         "comma-separated jobs of the job list to keep (also --occupations; default: all "
@@ -212,7 +219,7 @@ class OccuGender(StudyType):
         from gasp.studies.occugender._analysis import analyze_step
 
         self.check_analysis_options(options)
-        return analyze_step(store, results, options)
+        return self.with_headline(results, analyze_step(store, results, options))
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""

@@ -27,7 +27,10 @@ from gasp.studies.pronoun_pairs._parse import UNPARSED
 from gasp.studies.pronoun_pairs._study import NARRATIVES_KIND, PAIRS_KIND
 
 _ANSWER_KEYS = ("template", "pair_id", "pronoun", "sample_index")
-_PAIRS_INTERVAL = "percentile bootstrap over the units of the share (the study's saved interval)"
+_PAIRS_INTERVAL = (
+    "percentile bootstrap over the units of the share (the study's saved interval; the "
+    "Wilson score interval over them where the study saved none)"
+)
 _STORY_KEYS = ("template", "profession", "sample_index")
 
 
@@ -180,7 +183,10 @@ NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
         ),
         unit="share",
         better=CLOSER_TO_REFERENCE,
-        interval_scheme="none saved over all cells; the audit's paired resampling of stories",
+        interval_scheme=(
+            "percentile bootstrap over the run's stories (F / (F + M) of each draw); "
+            "differences: the audit's paired resampling of stories"
+        ),
         denominator="stories whose protagonist's name is female or male",
         leaves_out="stories with no name or a name of unknown gender (the excluded share)",
         read=_read_named_female,
@@ -197,7 +203,10 @@ NARRATIVE_METRICS: tuple[HeadlineMetric, ...] = (
         ),
         unit="share",
         better=LOWER,
-        interval_scheme="the audit's paired resampling of stories",
+        interval_scheme=(
+            "Wilson score interval over the run's stories; differences: the audit's paired "
+            "resampling of stories"
+        ),
         denominator="all stories",
         leaves_out="nothing",
         read=_read_unknown,

@@ -126,7 +126,7 @@ class PronounPairs(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_pairs
 
         self.check_analysis_options(options)
-        return analyze_pairs(store, results, options)
+        return self.with_headline(results, analyze_pairs(store, results, options))
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
@@ -141,7 +141,7 @@ class PronounPairs(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_pairs_texts
 
         reject_options(self.name, options, set(self.ANALYSIS))
-        return analyze_pairs_texts(texts, results, options)
+        return self.with_headline(results, analyze_pairs_texts(texts, results, options))
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""
@@ -256,7 +256,9 @@ class Narratives(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_narratives
 
         self.check_analysis_options(options)
-        return analyze_narratives(store, results, self.resolve_options(options))
+        return self.with_headline(
+            results, analyze_narratives(store, results, self.resolve_options(options))
+        )
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         """The headline metrics of the audit scorecard (see the ``_headline`` module)."""
@@ -271,7 +273,9 @@ class Narratives(StudyType):
         from gasp.studies.pronoun_pairs._steps import analyze_narrative_texts
 
         reject_options(self.name, options, set(self.ANALYSIS))
-        return analyze_narrative_texts(texts, results, self.resolve_options(options))
+        return self.with_headline(
+            results, analyze_narrative_texts(texts, results, self.resolve_options(options))
+        )
 
     def report(self, results: Path, out: Path, options: Mapping[str, Any]) -> Path:
         """The report from saved results only."""
