@@ -25,7 +25,7 @@ def _imported_modules(source: str) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             module = node.module or ""
             if node.level:
-                base = "gasp.cli".split(".")[: 2 - (node.level - 1)]
+                base = ["gasp", "cli"][: 2 - (node.level - 1)]
                 module = ".".join([*base, module] if module else base)
             found.append((node.lineno, module))
     return found

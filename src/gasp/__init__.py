@@ -47,6 +47,12 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gasp._api import (
+        GenderAssociation,
+        Generation,
+        MarkedWords,
+        ProbeOutcome,
+        StudyInfo,
+        StudyListing,
         analyze,
         associate_genders,
         audit,
@@ -68,10 +74,6 @@ if TYPE_CHECKING:
         tour,
         view,
     )
-    from gasp._api._generate import Generation
-    from gasp._api._probe import ProbeOutcome
-    from gasp._api._studies import StudyInfo, StudyListing
-    from gasp._api._tables import GenderAssociation, MarkedWords
     from gasp.auditing import AuditPlan, Scorecard
     from gasp.pipeline import ExportOutcome, RunResult
     from gasp.probe import ProbeResult
@@ -104,14 +106,14 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
-    "Generation": ("gasp._api._generate", "Generation"),
+    "Generation": ("gasp._api", "Generation"),
     "ExportOutcome": ("gasp.pipeline", "ExportOutcome"),
-    "ProbeOutcome": ("gasp._api._probe", "ProbeOutcome"),
+    "ProbeOutcome": ("gasp._api", "ProbeOutcome"),
     "ProbeResult": ("gasp.probe", "ProbeResult"),
-    "StudyInfo": ("gasp._api._studies", "StudyInfo"),
-    "StudyListing": ("gasp._api._studies", "StudyListing"),
-    "GenderAssociation": ("gasp._api._tables", "GenderAssociation"),
-    "MarkedWords": ("gasp._api._tables", "MarkedWords"),
+    "StudyInfo": ("gasp._api", "StudyInfo"),
+    "StudyListing": ("gasp._api", "StudyListing"),
+    "GenderAssociation": ("gasp._api", "GenderAssociation"),
+    "MarkedWords": ("gasp._api", "MarkedWords"),
     "CalibrationReport": ("gasp.stats", "CalibrationReport"),
 }
 

@@ -24,16 +24,29 @@ if TYPE_CHECKING:
 
     from gasp._api._analyze import analyze, compare
     from gasp._api._audit import audit, audit_async, plan_audit
-    from gasp._api._generate import export, generate
-    from gasp._api._probe import probe_words
+    from gasp._api._generate import Generation, export, generate
+    from gasp._api._probe import ProbeOutcome, probe_words
     from gasp._api._run import run, run_async
-    from gasp._api._studies import describe_study, list_studies, render_report
-    from gasp._api._tables import associate_genders, calibrate, marked_words
+    from gasp._api._studies import (
+        StudyInfo,
+        StudyListing,
+        describe_study,
+        list_studies,
+        render_report,
+    )
+    from gasp._api._tables import (
+        GenderAssociation,
+        MarkedWords,
+        associate_genders,
+        calibrate,
+        marked_words,
+    )
     from gasp._api._tools import export_hf, inspect_tasks_path
     from gasp._api._tour import tour
     from gasp._api._view import view
 
-#: Each public function and the module it lives in, imported on first use.
+#: Each public function (and result class) and the module it lives in, imported on
+#: first use.
 _MODULES = {
     "run": "_run",
     "run_async": "_run",
@@ -55,6 +68,12 @@ _MODULES = {
     "inspect_tasks_path": "_tools",
     "export_hf": "_tools",
     "tour": "_tour",
+    "Generation": "_generate",
+    "ProbeOutcome": "_probe",
+    "StudyInfo": "_studies",
+    "StudyListing": "_studies",
+    "GenderAssociation": "_tables",
+    "MarkedWords": "_tables",
 }
 
 
@@ -67,6 +86,12 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "GenderAssociation",
+    "Generation",
+    "MarkedWords",
+    "ProbeOutcome",
+    "StudyInfo",
+    "StudyListing",
     "analyze",
     "associate_genders",
     "audit",

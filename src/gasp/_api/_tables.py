@@ -13,7 +13,6 @@ from gasp._api._keywords import (
     in_python_words,
     require_choices,
     require_int,
-    require_level,
     require_number,
     require_path,
     require_text,
@@ -118,14 +117,17 @@ def marked_words(
     groups = require_texts(fn, "unmarked", unmarked)
     require_text(fn, "text_column", text_column)
     require_number(fn, "threshold", threshold)
-    chosen = require_level(fn, "level", level)
+    chosen = None if level is None else require_number(fn, "level", level)
     require_int(fn, "min_count", min_count)
     require_choices(fn, "method", [require_text(fn, "method", method) or ""], MARKED_WORDS_METHODS)
     written_to = require_path(fn, "out", out, folder=False)
+    from gasp.errors import ConfigError
     from gasp.io import write_table
     from gasp.pipeline import marked_words_of_table
 
     with in_python_words(fn):
+        if chosen is not None and not 0.0 < chosen < 1.0:
+            raise ConfigError(f"--fdr must be a false discovery rate in (0, 1), got {level}")
         found = marked_words_of_table(
             path, target, groups, text_column=text_column, threshold=threshold, fdr=chosen,
             min_count=min_count, calibrated=method == "calibrated",
