@@ -62,3 +62,13 @@ def test_the_check_sees_every_kind_of_import() -> None:
     )
     found = [module for _, module in _imported_modules(source) if not _allowed(module)]
     assert found == ["gasp.runner", "gasp.pipeline", "gasp.io", "gasp.studies"]
+
+
+def test_the_defaults_the_command_line_states_are_the_librarys() -> None:
+    import inspect
+
+    import gasp
+    from gasp.cli import _studies
+
+    default = inspect.signature(gasp.render_report).parameters["examples_per_word"].default
+    assert default == _studies.EXAMPLES_PER_WORD

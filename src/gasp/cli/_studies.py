@@ -12,6 +12,10 @@ from rich.table import Table
 import gasp
 from gasp.cli._app import app
 
+#: The examples per word of ``gasp report`` unless told (those of
+#: :func:`gasp.render_report`; ``tests/test_cli_imports.py`` keeps them the same).
+EXAMPLES_PER_WORD = 50
+
 
 def _print_options(study: gasp.StudyInfo, console: Console) -> None:
     """The study's options: type, default, ``--quick`` value, range and help, sizes marked."""
@@ -99,16 +103,11 @@ def report_command(
         Path | None, typer.Option("--out", "-o", help="Report folder (default: the run's).")
     ] = None,
     examples_per_word: Annotated[
-        int | None,
-        typer.Option(
-            help="Example generations shown per significant word.  [default: 50]",
-            show_default=False,
-        ),
-    ] = None,
+        int, typer.Option(help="Example generations shown per significant word.")
+    ] = EXAMPLES_PER_WORD,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
-    given = {} if examples_per_word is None else {"examples_per_word": examples_per_word}
-    typer.echo(str(gasp.render_report(run, out, **given)))
+    typer.echo(str(gasp.render_report(run, out, examples_per_word=examples_per_word)))
 
 
 __all__ = ["report_command", "studies_command"]
