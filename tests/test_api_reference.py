@@ -17,7 +17,16 @@ import pytest
 
 import gasp
 
-PUBLIC = ("run", "run_async", "analyze", "compare", "audit", "audit_async", "plan_audit", "view")
+PUBLIC = (
+    "run", "run_async", "analyze", "compare", "audit", "audit_async", "plan_audit", "view",
+    "tour", "generate", "export", "probe_words", "list_studies", "describe_study",
+    "render_report", "associate_genders", "marked_words", "calibrate", "inspect_tasks_path",
+    "export_hf",
+)  # fmt: skip
+MODULES = (
+    "_run", "_analyze", "_audit", "_view", "_tour", "_generate", "_probe", "_studies",
+    "_tables", "_tools",
+)  # fmt: skip
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -36,13 +45,29 @@ def test_the_result_types_are_the_public_classes() -> None:
     hints = {n: typing.get_type_hints(getattr(gasp, n))["return"] for n in PUBLIC}
     assert hints["run"] is gasp.RunResult and hints["compare"] is gasp.RunResult
     assert hints["audit"] is gasp.Scorecard and hints["plan_audit"] is gasp.AuditPlan
+    assert hints["tour"] is gasp.Scorecard and hints["generate"] is gasp.Generation
+    assert hints["export"] is gasp.ExportOutcome and hints["probe_words"] is gasp.ProbeOutcome
+    assert hints["list_studies"] is gasp.StudyListing
+    assert hints["describe_study"] is gasp.StudyInfo
+    assert hints["associate_genders"] is gasp.GenderAssociation
+    assert hints["marked_words"] is gasp.MarkedWords
+    assert hints["calibrate"] is gasp.CalibrationReport
 
 
-@pytest.mark.parametrize(
-    "module", ["gasp._api._run", "gasp._api._analyze", "gasp._api._audit", "gasp._api._view"]
-)
+def test_every_public_function_is_listed_in_both_namespaces() -> None:
+    import gasp._api
+
+    functions = {n for n in gasp._api.__all__ if n[0].islower()}
+    assert set(PUBLIC) == functions and set(gasp._api.__all__) == set(gasp._api._MODULES)
+    assert {n for n in gasp._api.__all__ if n[0].isupper()} <= set(gasp.__all__)
+    assert set(PUBLIC) <= set(gasp.__all__) and set(PUBLIC) <= set(dir(gasp))
+    for name in PUBLIC:
+        assert f":func:`gasp.{name}`" in (gasp.__doc__ or ""), name
+
+
+@pytest.mark.parametrize("module", MODULES)
 def test_the_docstring_examples_run(module: str, tmp_path: Path) -> None:
-    found = doctest.DocTestFinder().find(importlib.import_module(module))
+    found = doctest.DocTestFinder().find(importlib.import_module(f"gasp._api.{module}"))
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     examples = 0
     for test in found:

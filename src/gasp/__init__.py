@@ -11,6 +11,16 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 - :func:`gasp.compare` compares analysed runs and tests their differences;
 - :func:`gasp.audit` (:func:`gasp.audit_async`) runs an audit of several models, and
   :func:`gasp.plan_audit` plans one (the :mod:`gasp.auditing` package does the work);
+- :func:`gasp.tour` runs the quick audit of one model;
+- :func:`gasp.generate` fills a run store with a study's samples, and
+  :func:`gasp.export` writes a run's samples, scores or items to a file;
+- :func:`gasp.probe_words` clusters the significant words of two groups into patterns;
+- :func:`gasp.list_studies` and :func:`gasp.describe_study` list the studies, and
+  :func:`gasp.render_report` renders a run's report again;
+- :func:`gasp.associate_genders`, :func:`gasp.marked_words` and :func:`gasp.calibrate`
+  analyse a table of texts without a study;
+- :func:`gasp.inspect_tasks_path` and :func:`gasp.export_hf` serve Inspect AI and
+  other engines;
 - :func:`gasp.view` browses every run and audit under some folders;
 - :func:`gasp.declared_settings` lists the settings of a run, each declared once (the
   command line's flags are generated from them).
@@ -39,18 +49,38 @@ if TYPE_CHECKING:
     from typing import Any
 
     from gasp._api import (
+        GenderAssociation,
+        Generation,
+        MarkedWords,
+        ProbeOutcome,
+        StudyInfo,
+        StudyListing,
         analyze,
+        associate_genders,
         audit,
         audit_async,
+        calibrate,
         compare,
+        describe_study,
+        export,
+        export_hf,
+        generate,
+        inspect_tasks_path,
+        list_studies,
+        marked_words,
         plan_audit,
+        probe_words,
+        render_report,
         run,
         run_async,
+        tour,
         view,
     )
     from gasp.auditing import AuditPlan, Scorecard
-    from gasp.pipeline import RunResult
+    from gasp.pipeline import ExportOutcome, RunResult
     from gasp.pipeline import settings_of as declared_settings
+    from gasp.probe import ProbeResult
+    from gasp.stats import CalibrationReport
 
 __version__ = "0.1.0"
 
@@ -64,10 +94,31 @@ _LAZY: dict[str, tuple[str, str]] = {
     "audit_async": ("gasp._api", "audit_async"),
     "plan_audit": ("gasp._api", "plan_audit"),
     "view": ("gasp._api", "view"),
+    "tour": ("gasp._api", "tour"),
+    "generate": ("gasp._api", "generate"),
+    "export": ("gasp._api", "export"),
+    "probe_words": ("gasp._api", "probe_words"),
+    "list_studies": ("gasp._api", "list_studies"),
+    "describe_study": ("gasp._api", "describe_study"),
+    "render_report": ("gasp._api", "render_report"),
+    "associate_genders": ("gasp._api", "associate_genders"),
+    "marked_words": ("gasp._api", "marked_words"),
+    "calibrate": ("gasp._api", "calibrate"),
+    "inspect_tasks_path": ("gasp._api", "inspect_tasks_path"),
+    "export_hf": ("gasp._api", "export_hf"),
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
     "declared_settings": ("gasp.pipeline", "settings_of"),
+    "Generation": ("gasp._api", "Generation"),
+    "ExportOutcome": ("gasp.pipeline", "ExportOutcome"),
+    "ProbeOutcome": ("gasp._api", "ProbeOutcome"),
+    "ProbeResult": ("gasp.probe", "ProbeResult"),
+    "StudyInfo": ("gasp._api", "StudyInfo"),
+    "StudyListing": ("gasp._api", "StudyListing"),
+    "GenderAssociation": ("gasp._api", "GenderAssociation"),
+    "MarkedWords": ("gasp._api", "MarkedWords"),
+    "CalibrationReport": ("gasp.stats", "CalibrationReport"),
 }
 
 
@@ -86,17 +137,38 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "AuditPlan",
+    "CalibrationReport",
+    "ExportOutcome",
     "GaspError",
+    "GenderAssociation",
+    "Generation",
+    "MarkedWords",
+    "ProbeOutcome",
+    "ProbeResult",
     "RunResult",
     "Scorecard",
+    "StudyInfo",
+    "StudyListing",
     "__version__",
     "analyze",
+    "associate_genders",
     "audit",
     "audit_async",
+    "calibrate",
     "compare",
     "declared_settings",
+    "describe_study",
+    "export",
+    "export_hf",
+    "generate",
+    "inspect_tasks_path",
+    "list_studies",
+    "marked_words",
     "plan_audit",
+    "probe_words",
+    "render_report",
     "run",
     "run_async",
+    "tour",
     "view",
 ]

@@ -3,7 +3,13 @@
 :func:`run` (and :func:`run_async`) runs a study end to end, :func:`analyze` analyses a
 run, a table or another tool's log, :func:`compare` tests the differences of saved
 runs, :func:`audit` (and :func:`audit_async`, :func:`plan_audit`) audits several
-models. Each checks its keywords first (a bad one is one
+models, :func:`tour` is the quick audit of one model. :func:`generate` and
+:func:`export` fill a run store and write its tables out, :func:`probe_words` clusters
+significant words, :func:`render_report` renders a run's report again;
+:func:`associate_genders`, :func:`marked_words` and :func:`calibrate` analyse a table
+of texts without a study; :func:`list_studies` and :func:`describe_study` list the
+studies; :func:`inspect_tasks_path` and :func:`export_hf` serve other tools;
+:func:`view` browses results. Each checks its keywords first (a bad one is one
 :class:`~gasp.errors.GaspError` line naming it, before anything is written) and works
 inside a running event loop. ``gasp`` imports these modules on first use, so ``import
 gasp`` stays fast; each function's module imports only what that function needs
@@ -18,10 +24,29 @@ if TYPE_CHECKING:
 
     from gasp._api._analyze import analyze, compare
     from gasp._api._audit import audit, audit_async, plan_audit
+    from gasp._api._generate import Generation, export, generate
+    from gasp._api._probe import ProbeOutcome, probe_words
     from gasp._api._run import run, run_async
+    from gasp._api._studies import (
+        StudyInfo,
+        StudyListing,
+        describe_study,
+        list_studies,
+        render_report,
+    )
+    from gasp._api._tables import (
+        GenderAssociation,
+        MarkedWords,
+        associate_genders,
+        calibrate,
+        marked_words,
+    )
+    from gasp._api._tools import export_hf, inspect_tasks_path
+    from gasp._api._tour import tour
     from gasp._api._view import view
 
-#: Each public function and the module it lives in, imported on first use.
+#: Each public function (and result class) and the module it lives in, imported on
+#: first use.
 _MODULES = {
     "run": "_run",
     "run_async": "_run",
@@ -31,6 +56,24 @@ _MODULES = {
     "audit_async": "_audit",
     "plan_audit": "_audit",
     "view": "_view",
+    "generate": "_generate",
+    "export": "_generate",
+    "probe_words": "_probe",
+    "list_studies": "_studies",
+    "describe_study": "_studies",
+    "render_report": "_studies",
+    "associate_genders": "_tables",
+    "marked_words": "_tables",
+    "calibrate": "_tables",
+    "inspect_tasks_path": "_tools",
+    "export_hf": "_tools",
+    "tour": "_tour",
+    "Generation": "_generate",
+    "ProbeOutcome": "_probe",
+    "StudyInfo": "_studies",
+    "StudyListing": "_studies",
+    "GenderAssociation": "_tables",
+    "MarkedWords": "_tables",
 }
 
 
@@ -43,12 +86,30 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "GenderAssociation",
+    "Generation",
+    "MarkedWords",
+    "ProbeOutcome",
+    "StudyInfo",
+    "StudyListing",
     "analyze",
+    "associate_genders",
     "audit",
     "audit_async",
+    "calibrate",
     "compare",
+    "describe_study",
+    "export",
+    "export_hf",
+    "generate",
+    "inspect_tasks_path",
+    "list_studies",
+    "marked_words",
     "plan_audit",
+    "probe_words",
+    "render_report",
     "run",
     "run_async",
+    "tour",
     "view",
 ]

@@ -57,6 +57,17 @@ def require_int(
     return value
 
 
+def require_number(function: str, name: str, value: Any, *, minimum: float | None = None) -> float:
+    """``value`` as a float when it is a number (not a bool) of at least ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ArgumentTypeError(
+            f"{function}(): {name} must be a number, got {value!r} ({_type_name(value)})"
+        )
+    if minimum is not None and value < minimum:
+        raise ArgumentError(f"{function}(): {name} must be at least {minimum}, got {value}")
+    return float(value)
+
+
 def require_level(function: str, name: str, value: Any) -> float | None:
     """A false discovery rate in (0, 1), or None."""
     if value is None:
@@ -219,6 +230,7 @@ __all__ = [
     "require_int",
     "require_level",
     "require_mapping",
+    "require_number",
     "require_path",
     "require_text",
     "require_texts",

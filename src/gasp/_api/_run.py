@@ -81,8 +81,8 @@ def run(
     require_int(fn, "seed", seed, minimum=0, maximum=2**32 - 1)
     steps = require_texts(fn, "skip", skip)
     require_choices(fn, "skip", steps, STEPS)
-    own = _options(fn, "study_options", study_options)
-    backend = _options(fn, "model_options", model_options)
+    own = option_values(fn, "study_options", study_options)
+    backend = option_values(fn, "model_options", model_options)
     options["fdr"] = require_level(fn, "level", level)
     if "base_urls" in options:
         options["base_urls"] = tuple(require_texts(fn, "base_urls", options["base_urls"]))
@@ -116,10 +116,10 @@ def study_option_values(
     function: str, value: Mapping[str, Any] | Sequence[str] | None
 ) -> dict[str, Any] | tuple[str, ...]:
     """A study's own options as :func:`run` and :func:`analyze` take them."""
-    return _options(function, "study_options", value)
+    return option_values(function, "study_options", value)
 
 
-def _options(
+def option_values(
     function: str, name: str, value: Mapping[str, Any] | Sequence[str] | None
 ) -> dict[str, Any] | tuple[str, ...]:
     """Options as a mapping (``{"n": 4}``), or as the command line's ``KEY=VALUE`` texts."""
@@ -145,4 +145,4 @@ run_async = awaitable(
 )
 
 
-__all__ = ["RUN_KEYWORDS", "STEPS", "run", "run_async", "study_option_values"]
+__all__ = ["RUN_KEYWORDS", "STEPS", "option_values", "run", "run_async", "study_option_values"]

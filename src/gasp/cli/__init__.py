@@ -1,10 +1,11 @@
 """The ``gasp`` command line: it parses options, calls the library and prints.
 
 Each command module registers its commands on :data:`gasp.cli._app.app`; importing
-them here assembles the application. A command hands its work to the public API and
-:mod:`gasp.pipeline` (never to a study package or the run store directly). Command
-modules import the library (and with it pandas, SciPy, scikit-learn, torch) inside
-the command functions only, so ``gasp --help`` and ``gasp version`` start fast.
+them here assembles the application. A command hands its work to a public function of
+:mod:`gasp` and prints what it returns: command modules import nothing of gasp but
+``gasp`` and ``gasp.errors`` (``tests/test_cli_imports.py``). The public functions
+import the library (and with it pandas, SciPy, scikit-learn, torch) when first called,
+so ``gasp --help`` and ``gasp version`` start fast.
 Errors the user can fix print one line and exit with status 2.
 """
 

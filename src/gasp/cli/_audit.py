@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
+from gasp.cli._declared import with_settings
 from gasp.cli._names import StudiesOption, study_list
 
 if TYPE_CHECKING:
@@ -37,6 +37,7 @@ def print_gate(card: Scorecard) -> None:
 
 
 @app.command("audit")
+@with_settings("runner", leave_out=("max_requests", "max_cost", "wait"))
 def audit_command(
     model: Annotated[
         list[str] | None,
@@ -76,10 +77,6 @@ def audit_command(
     study_option: Annotated[
         list[str] | None, typer.Option(help="[STUDY:]KEY=VALUE study option (repeatable).")
     ] = None,
-    base_url: gen.BaseUrlOption = None,
-    api_key_env: gen.ApiKeyEnvOption = None,
-    batch: gen.BatchOption = False,
-    max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
     redo: Annotated[
         list[str] | None,
         typer.Option(help="STUDY or 'all': run it again from scratch (repeatable)."),
@@ -117,6 +114,7 @@ def audit_command(
     request_rate: Annotated[
         float, typer.Option(help="Requests per second a server answers, for the plan's time.")
     ] = 1.0,
+    **settings: Any,
 ) -> None:
     """Run every chosen study for every model and write a scorecard that tests every
     difference (exit 3 with --fail-on worse when one is significantly worse)."""
@@ -126,8 +124,8 @@ def audit_command(
     options: dict[str, Any] = {
         "system_prompt_variants": list(system_prompt_variant or []), "quick": quick,
         "seed": seed, "model_options": list(model_option or []),
-        "study_options": list(study_option or []), "base_urls": list(base_url or []),
-        "api_key_env": api_key_env, "batch": batch, "max_concurrency": max_concurrency,
+        "study_options": list(study_option or []),
+        "base_urls": list(settings.pop("base_urls") or []), **settings,
         "margins": list(margin or []), "redo": list(redo or []), "detect": list(detect or []),
         "request_budget": request_budget, "cost_budget": cost_budget, "request_rate": request_rate,
     }  # fmt: skip

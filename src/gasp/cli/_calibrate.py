@@ -3,20 +3,18 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+import gasp
 from gasp.cli._app import app
 from gasp.cli._names import OldOutputOption, TableArgument, TextColumnOption
 
-if TYPE_CHECKING:
-    from gasp.stats import CalibrationReport
 
-
-def _print_report(report: CalibrationReport, console: Console) -> None:
+def _print_report(report: gasp.CalibrationReport, console: Console) -> None:
     for title, steps in (
         ("C_English search (English prior alone, alpha = 0)", report.english_search),
         ("C_topic search (topic prior alone, alpha = 1)", report.topic_search),
@@ -84,9 +82,8 @@ def calibrate_command(
     output: OldOutputOption = None,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
-    from gasp.pipeline import calibrate_table, write_calibration
-
-    report = calibrate_table(
+    out = out or output
+    report = gasp.calibrate(
         file,
         unmarked,
         target or [],
@@ -96,9 +93,8 @@ def calibrate_command(
         english_source=english_source,
         threshold=threshold,
         alpha_step=alpha_step,
+        out=out,
     )
     _print_report(report, Console())
-    out = out or output
     if out is not None:
-        write_calibration(report, out)
         typer.echo(f"wrote {out}")

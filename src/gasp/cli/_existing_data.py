@@ -1,20 +1,18 @@
 """``gasp associate`` and ``gasp marked-words``: analyse generations the user already has
-(:func:`gasp.pipeline.associate_table`, :func:`gasp.pipeline.marked_words_of_table`)."""
+(:func:`gasp.associate_genders`, :func:`gasp.marked_words`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+import gasp
 from gasp.cli._app import app
 from gasp.cli._names import MarkedWordsMethod, OldOutputOption, TableArgument, TextColumnOption
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 
 @app.command(name="associate")
@@ -30,10 +28,8 @@ def associate_command(
     output: OldOutputOption = None,
 ) -> None:
     """Associate each text with a gender (F, M, N or unassigned) and print the shares."""
-    from gasp.io import write_table
-    from gasp.pipeline import associate_table
-
-    table, counts = associate_table(file, text_column)
+    found = gasp.associate_genders(file, text_column=text_column, out=out or output)
+    table, counts = found.table, found.counts
     console = Console()
     console.print(f"Associated gender of {len(table)} texts in {file}")
     view = Table()
@@ -43,12 +39,11 @@ def associate_command(
     for label, count in counts.items():
         view.add_row(str(label), str(count), f"{count / len(table):.1%}")
     console.print(view)
-    out = out or output
-    if out is not None:
-        typer.echo(f"wrote {write_table(table, out)}")
+    if found.written is not None:
+        typer.echo(f"wrote {found.written}")
 
 
-def _print_words(result: pd.DataFrame, names: list[str], top: int, console: Console) -> None:
+def _print_words(result: Any, names: list[str], top: int, console: Console) -> None:
     view = Table()
     view.add_column("word")
     view.add_column("count", justify="right")
@@ -96,18 +91,16 @@ def marked_words_command(
     top: Annotated[int, typer.Option(help="How many top words to print.")] = 20,
 ) -> None:
     """Find the words that distinguish a target group from every unmarked group."""
-    from gasp.io import write_table
-    from gasp.pipeline import marked_words_of_table
-
-    found = marked_words_of_table(
+    found = gasp.marked_words(
         file,
         target,
         unmarked,
         text_column=text_column,
         threshold=threshold,
-        fdr=fdr,
+        level=fdr,
         min_count=min_count,
-        calibrated=method.calibrated_words,
+        method="calibrated" if method.calibrated_words else "plain",
+        out=out or output,
     )
     result = found.words
     against = ", ".join(f"{name} ({n} texts)" for name, n in found.unmarked_sizes.items())
@@ -120,6 +113,5 @@ def marked_words_command(
     )
     if top > 0 and len(result) > 0:
         _print_words(result, list(found.unmarked_sizes), top, console)
-    out = out or output
-    if out is not None:
-        typer.echo(f"wrote {write_table(result, out)}")
+    if found.written is not None:
+        typer.echo(f"wrote {found.written}")

@@ -11,22 +11,20 @@ from __future__ import annotations
 import sys
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+import gasp
 from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
-from gasp.errors import ConfigError
-
-if TYPE_CHECKING:
-    from gasp.backends import DecodingConfig
-    from gasp.runner import RunSummary
+from gasp.cli._declared import with_settings
 
 
-def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
+def _plan_table(generation: gasp.Generation) -> Table:
+    summary = generation.summary
     est = summary.estimate
     assert est is not None
     table = Table(title=f"gasp generate --dry-run: {summary.study} on {summary.model}")
@@ -47,7 +45,7 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
     table.add_row(
         "tokens (estimate)",
         f"{est.tokens_min:,}..{est.tokens_max:,} "
-        f"(completions of {decoding.max_tokens // 2}..{decoding.max_tokens})",
+        f"(completions of {generation.max_tokens // 2}..{generation.max_tokens})",
     )
     if est.cost_min_usd is not None and est.cost_max_usd is not None:
         table.add_row("cost (USD, estimate)", f"${est.cost_min_usd:,.2f}..${est.cost_max_usd:,.2f}")
@@ -59,79 +57,43 @@ def _plan_table(summary: RunSummary, decoding: DecodingConfig) -> Table:
 
 
 @app.command("generate")
+@with_settings("shape", "decoding", "runner")
 def generate_command(
     study: gen.StudyArgument = gen.DEFAULT_STUDY,
     model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[
         Path | None, typer.Option("--out", "-o", help="Run store to create or resume (.sqlite).")
     ] = None,
-    occupations: gen.OccupationsOption = None,
-    occupations_file: gen.OccupationsFileOption = None,
-    n: gen.NOption = None,
-    templates: gen.TemplatesOption = None,
-    conditions: gen.ConditionsOption = None,
-    cap_factor: gen.CapFactorOption = None,
     study_option: gen.StudyOptionOption = None,
-    max_tokens: gen.MaxTokensOption = None,
-    temperature: gen.TemperatureOption = None,
-    top_p: gen.TopPOption = None,
+    model_option: gen.ModelOptionOption = None,
     seed: Annotated[int, typer.Option(help="Run seed; per-sample seeds derive from it.")] = 0,
-    max_concurrency: gen.MaxConcurrencyOption = gen.DEFAULT_MAX_CONCURRENCY,
-    base_url: gen.BaseUrlOption = None,
-    api_key_env: gen.ApiKeyEnvOption = None,
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the planned requests, tokens and cost.")
     ] = False,
-    max_requests: gen.MaxRequestsOption = None,
-    max_cost: gen.MaxCostOption = None,
-    model_option: gen.ModelOptionOption = None,
-    batch: gen.BatchOption = False,
-    wait: gen.WaitOption = False,
     quiet: Annotated[
         bool, typer.Option("--quiet", "-q", help="No progress bars or table.")
     ] = False,
+    **settings: Any,
 ) -> None:
     """Generate a study's samples with a model into a run store (resumes an existing one)."""
-    from gasp.pipeline import generation_settings
-    from gasp.runner import generate as run_generate
-    from gasp.runner import summary_table
-
-    generation, _, _ = generation_settings(
+    generation = gasp.generate(
         study,
+        model,
+        out=out,
         seed=seed,
-        study_options=study_option,
-        temperature=temperature,
-        top_p=top_p,
-        max_tokens=max_tokens,
-        occupations=occupations,
-        occupations_file=occupations_file,
-        n=n,
-        templates=templates,
-        conditions=conditions,
-        cap_factor=cap_factor,
-        max_concurrency=max_concurrency,
-        base_urls=base_url,
-        api_key_env=api_key_env,
-        max_requests=max_requests,
-        max_cost=max_cost,
+        dry_run=dry_run,
+        study_options=tuple(study_option or ()),
         model_options=tuple(model_option or ()),
-        batch=batch,
-        wait=wait,
+        quiet=quiet,
+        **settings,
     )
-    spec = generation.build_study()
-    decoding = generation.decoding()
-    if out is None and not dry_run:
-        raise ConfigError(
-            "--out is required (the run store to create or resume, e.g. runs/NAME.sqlite)"
-        )
-    options = generation.run_options(progress=not quiet, dry_run=dry_run)
+    summary = generation.summary
     stdout = Console()
-    summary = run_generate(spec, model, out, options, console=Console(stderr=True))
     if dry_run:
-        stdout.print(_plan_table(summary, decoding))
+        stdout.print(_plan_table(generation))
         return
     if not quiet:
-        stdout.print(summary_table(summary))
+        stdout.print(generation.table())
     if summary.stopped:
         typer.echo(
             f"gasp: stopped: {summary.stopped}; run the same command again to continue", err=True
@@ -180,12 +142,10 @@ def export_command(
     """Export a run's samples, scores or items to Parquet, CSV or JSON Lines (by the file
     extension); print the file written. A run still being generated is refused, and so
     is an existing file that is not an earlier export of this run (unless --overwrite)."""
-    from gasp.pipeline import export_run
-
-    outcome = export_run(
+    outcome = gasp.export(
         run,
         out,
-        table=str(what) if what is not None else None,
+        what=str(what) if what is not None else None,
         include_errors=not no_errors,
         overwrite=overwrite,
     )

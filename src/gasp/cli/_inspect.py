@@ -14,6 +14,6 @@ def inspect_tasks_path_command() -> None:
     `inspect list tasks "$(gasp inspect-tasks-path)"` lists the studies that `inspect
     eval gasp/<study>` runs (a bare `inspect list tasks` lists the current folder's
     files only)."""
-    from gasp.interop import inspect_tasks_path
+    import gasp
 
-    typer.echo(inspect_tasks_path())
+    typer.echo(gasp.inspect_tasks_path())

@@ -19,7 +19,7 @@ def export_hf_command(
 ) -> None:
     """Write the embedded model as a Hugging Face folder (float32 safetensors, config,
     tokenizer and chat template), for example to serve it with vLLM (docs/vllm.md)."""
-    from gasp.backends import export_hf
+    import gasp
 
-    written = export_hf(folder)
+    written = gasp.export_hf(folder)
     typer.echo(f"wrote the embedded model to {written}")

@@ -1,27 +1,24 @@
 """``gasp probe``: cluster the significant words of two groups into patterns (seed ``000`` §5.3).
 
-``gasp probe FILE`` probes a table of generations (:func:`gasp.pipeline.probe_table`);
-``gasp probe RUN.results`` adds the probe's tables to an analysed run's results
-(:func:`gasp.pipeline.probe_results`).
+``gasp probe FILE`` probes a table of generations; ``gasp probe RUN.results`` adds the
+probe's tables to an analysed run's results (both :func:`gasp.probe_words`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+import gasp
 from gasp.cli._app import app
 from gasp.cli._names import MarkedWordsMethod, TextColumnOption
 
-if TYPE_CHECKING:
-    from gasp.probe import ProbeResult
 
-
-def _print_kept(result: ProbeResult, console: Console) -> None:
+def _print_kept(result: gasp.ProbeResult, console: Console) -> None:
     kept = result.kept_clusters()
     a, b = result.group_a, result.group_b
     table = Table(title=f"Clusters kept ({kept['cluster'].nunique()} of {result.k})")
@@ -92,47 +89,35 @@ def probe_command(
     ] = None,
 ) -> None:
     """Cluster the significant words of two groups and measure each cluster's prevalence."""
-    from gasp.pipeline import probe_results, probe_table
-    from gasp.probe import (
-        ClusteringConfig,
-        GenerationColumns,
-        PrevalenceConfig,
-        ProbeConfig,
-        WordFilterConfig,
-    )
-
     console = Console()
-    grid: dict[str, Any] = {"k": k, "k_max": k_max, "k_step": k_step, "k_rule": k_rule}
-    config = ProbeConfig(
-        filter=WordFilterConfig(min_zipf=min_zipf),
-        clustering=ClusteringConfig(**grid, n_init=n_init),  # k_rule checked there
-        prevalence=PrevalenceConfig(min_subjects=min_subjects, min_ratio=min_ratio),
-    )
-    if file.is_dir():
-        given = {"group_a": group_a, "group_b": group_b, "embeddings": embeddings}
-        line = probe_results(file, {**given, "k": k, "seed": seed, "config": config})
-        console.print(line)
-        console.print(f"Probe tables added to {file}")
-        return
-    columns = GenerationColumns(
-        text=text_column,
-        group=group_column,
-        subject_columns=(*(subject_column or []), *(unit_column or [])),
-        model_column=model_column,
-    )
-    outcome = probe_table(
+    found = gasp.probe_words(
         file,
         group_a=group_a,
         group_b=group_b,
-        columns=columns,
-        method="calibrated" if method.calibrated_words else "marked",
+        text_column=text_column,
+        group_column=group_column,
+        subject_columns=subject_column or (),
+        unit_columns=unit_column or (),
+        model_column=model_column,
+        method="calibrated" if method.calibrated_words else "plain",
         embeddings=embeddings,
+        k=k,
+        k_max=k_max,
+        k_step=k_step,
+        k_rule=k_rule,
+        n_init=n_init,
         seed=seed,
-        config=config,
+        min_subjects=min_subjects,
+        min_ratio=min_ratio,
+        min_zipf=min_zipf,
         out=out,
     )
-    _print_kept(outcome.result, console)
+    if found.result is None:
+        console.print(found.summary)
+        console.print(f"Probe tables added to {file}")
+        return
+    _print_kept(found.result, console)
     console.print(
-        f"Wrote {len(outcome.written)} files to {outcome.folder} "
-        f"(k = {outcome.result.k}; {outcome.excluded_subjects} subject(s) excluded)"
+        f"Wrote {len(found.written)} files to {found.folder} "
+        f"(k = {found.result.k}; {found.excluded_subjects} subject(s) excluded)"
     )

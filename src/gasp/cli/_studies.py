@@ -3,41 +3,38 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
+import gasp
 from gasp.cli._app import app
 
-if TYPE_CHECKING:
-    from gasp.studies import StudyType
+#: The examples per word of ``gasp report`` unless told (those of
+#: :func:`gasp.render_report`; ``tests/test_cli_imports.py`` keeps them the same).
+EXAMPLES_PER_WORD = 50
 
 
-def _print_options(study: StudyType, console: Console) -> None:
+def _print_options(study: gasp.StudyInfo, console: Console) -> None:
     """The study's options: type, default, ``--quick`` value, range and help, sizes marked."""
     from rich.markup import escape
 
-    from gasp.studies import StudyOption
-
-    if not study.study_options:
+    if not study.options:
         console.print(f"study {study.name!r} has no options of its own")
         return
     table = Table(title=f"options of {study.name} (--study-option KEY=VALUE)")
     for column in ("option", "type", "default", "--quick", "range", "what it sets"):
         table.add_column(column)
-    for name, option in study.study_options.items():
-        if not isinstance(option, StudyOption):
-            table.add_row(name, "text", "-", "-", "", escape(str(option)))
-            continue
+    for option in study.options:
         what = option.help + (f"; size: {option.size}" if option.size else "")
         table.add_row(
-            name,
-            option.kind_name,
+            option.name,
+            option.kind,
             "-" if option.default is None else escape(str(option.default)),
             "-" if option.quick is None else escape(str(option.quick)),
-            escape(option.range_text()),
+            escape(option.range),
             escape(what),
         )
     console.print(table)
@@ -45,7 +42,7 @@ def _print_options(study: StudyType, console: Console) -> None:
         console.print(f"--quick also sets --max-tokens {study.quick_max_tokens}.")
 
 
-def _print_study(study: StudyType) -> None:
+def _print_study(study: gasp.StudyInfo) -> None:
     """The study's options and the columns ``gasp analyze TABLE --study NAME`` reads."""
     console = Console()
     console.print(f"{study.name}: {study.description}")
@@ -76,22 +73,20 @@ def studies_command(
     """List the studies gasp can run (package and version, a one-line description, their
     own options), or one study's options (type, default, quick value, range) and the
     columns it reads from a table of texts."""
-    from gasp.studies import get_study_type, plugin_warnings, study_origin, study_types
-
     if study is not None:
-        _print_study(get_study_type(study))
+        _print_study(gasp.describe_study(study))
         return
+    listing = gasp.list_studies()
     table = Table(title="gasp studies")
     table.add_column("study")
     table.add_column("package")
     table.add_column("what it measures")
     table.add_column("--study-option")
-    for found in study_types():
-        options = "\n".join(f"{k}: {v}" for k, v in found.study_options.items()) or "-"
-        package, version = study_origin(found.name)
-        table.add_row(found.name, f"{package} {version}", found.description, options)
+    for found in listing.studies:
+        options = "\n".join(f"{o.name}: {o.help}" for o in found.options) or "-"
+        table.add_row(found.name, f"{found.package} {found.version}", found.description, options)
     Console().print(table)
-    for line in plugin_warnings():
+    for line in listing.warnings:
         typer.echo(f"gasp: warning: {line}", err=True)
 
 
@@ -113,9 +108,7 @@ def report_command(
     ] = None,
 ) -> None:
     """Re-render the HTML report of a run from its saved results (no model is called)."""
-    from gasp.pipeline import report_run
-
-    typer.echo(str(report_run(run, out, examples_per_word=examples_per_word)))
+    typer.echo(str(gasp.render_report(run, out, examples_per_word=examples_per_word)))
 
 
 __all__ = ["report_command", "studies_command"]

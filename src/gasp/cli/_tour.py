@@ -37,13 +37,16 @@ def tour_command(
 ) -> None:
     """Run the quick version of every study (the quick audit of one model) and write the
     scorecard page linking the reports."""
-    from gasp.auditing import DEFAULT_LEVEL, AuditConfig, execute, prepare_audit
+    import gasp
 
-    config = AuditConfig(quick=True, seed=seed, model_options=list(model_option or ()), probe=True)
-    names = study_list(studies, study) or None
-    audit = prepare_audit([model], names, None, out, DEFAULT_LEVEL, config)
-    title = f"gasp tour: {len(audit.studies)} studies on {model} -> {out}/{audit.models[0].name}"
-    card = execute(audit, title=title)
+    card = gasp.tour(
+        model,
+        out=out,
+        studies=study_list(studies, study) or None,
+        seed=seed,
+        model_options=list(model_option or ()),
+        quiet=False,
+    )
     typer.echo(str(out / "index.html"))
     if any(r["status"] != "complete" for r in card.runs):
         raise typer.Exit(STUDY_FAILED_EXIT_CODE)
