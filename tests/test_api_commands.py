@@ -52,7 +52,7 @@ def test_marked_words_level_speaks_of_level_in_python_and_fdr_on_the_command_lin
     with pytest.raises(ArgumentError) as caught:
         gasp.marked_words(table, "gender=W", "gender=M", level=2.0)
     assert str(caught.value).startswith("gasp.marked_words(): level must be a false discovery")
-    assert caught.value.command_line_message.startswith("--fdr must be a false discovery")
+    assert caught.value.command_line_message.startswith("--level must be a false discovery")
     with pytest.raises(ArgumentError, match="method 'fancy' is not one of plain, calibrated"):
         gasp.marked_words(table, "gender=W", "gender=M", method="fancy")
 

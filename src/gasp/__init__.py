@@ -77,7 +77,7 @@ if TYPE_CHECKING:
         view,
     )
     from gasp.auditing import AuditPlan, Scorecard
-    from gasp.pipeline import ExportOutcome, RunResult
+    from gasp.pipeline import ExportOutcome, RunResult, Step
     from gasp.pipeline import settings_of as declared_settings
     from gasp.probe import ProbeResult
     from gasp.stats import CalibrationReport
@@ -109,6 +109,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
+    "Step": ("gasp.pipeline", "Step"),
     "declared_settings": ("gasp.pipeline", "settings_of"),
     "Generation": ("gasp._api", "Generation"),
     "ExportOutcome": ("gasp.pipeline", "ExportOutcome"),
@@ -147,6 +148,7 @@ __all__ = [
     "ProbeResult",
     "RunResult",
     "Scorecard",
+    "Step",
     "StudyInfo",
     "StudyListing",
     "__version__",

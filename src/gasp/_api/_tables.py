@@ -127,7 +127,7 @@ def marked_words(
 
     with in_python_words(fn):
         if chosen is not None and not 0.0 < chosen < 1.0:
-            raise ConfigError(f"--fdr must be a false discovery rate in (0, 1), got {level}")
+            raise ConfigError(f"--level must be a false discovery rate in (0, 1), got {level}")
         found = marked_words_of_table(
             path, target, groups, text_column=text_column, threshold=threshold, fdr=chosen,
             min_count=min_count, calibrated=method == "calibrated",

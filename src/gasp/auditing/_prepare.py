@@ -99,6 +99,8 @@ class PreparedAudit:
     unserved: dict[str, str] = dataclasses.field(default_factory=dict)
     #: Whether every model's API key was required (False: prepared for a plan only).
     keys: bool = True
+    #: The models whose API key is not set (a plan's notes; only with ``keys=False``).
+    missing_keys: list[str] = dataclasses.field(default_factory=list)
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -213,8 +215,8 @@ def prepare_audit(
                 unserved[spec.key] = str(exc)
     return PreparedAudit(
         chosen, names, base, out, level, config, margins, specs, cleared,
-        [*twin_warnings(setups), *missing_keys], kept_sizes=kept is not None,
-        sizing=sizing, unserved=unserved, keys=keys,
+        twin_warnings(setups), kept_sizes=kept is not None,
+        sizing=sizing, unserved=unserved, keys=keys, missing_keys=missing_keys,
     )  # fmt: skip
 
 

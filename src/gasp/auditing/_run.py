@@ -221,8 +221,10 @@ def plan_only(
     nothing is written and nothing is sent, so no API key is needed (the plan's
     warnings say which model still lacks one)."""
     audit = _prepare_from_options(models, studies, baseline, out, level, options, keys=False)
+    for line in audit.warnings:
+        print(f"gasp: warning: {line}", file=sys.stderr)
     _, planned = plan(audit)
-    planned.assumptions.extend(audit.warnings)
+    planned.assumptions.extend(audit.missing_keys)
     return planned
 
 

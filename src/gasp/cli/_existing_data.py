@@ -74,7 +74,12 @@ def marked_words_command(
     threshold: Annotated[float, typer.Option(help="z-score a word must exceed.")] = 1.96,
     fdr: Annotated[
         float | None,
-        typer.Option(help="Benjamini-Hochberg false discovery rate, instead of the threshold."),
+        typer.Option(
+            "--level",
+            "--fdr",
+            help="Benjamini-Hochberg false discovery rate, instead of the threshold (--fdr: "
+            "its old name).",
+        ),
     ] = None,
     min_count: Annotated[int, typer.Option(help="Least count of a word in the target group.")] = 0,
     method: Annotated[

@@ -13,6 +13,7 @@ from typing import Annotated, Any
 
 import typer
 
+import gasp
 from gasp.cli._app import app
 from gasp.cli._declared import with_settings
 
@@ -57,12 +58,8 @@ def run_command(
         ),
     ] = None,
     skip: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--skip",
-            help="Skip a step: generate, analyze, probe or report (repeatable); its stored "
-            "output is used.",
-        ),
+        list[gasp.Step] | None,
+        typer.Option("--skip", help="Skip a step (repeatable); its stored output is used."),
     ] = None,
     quiet: Annotated[
         bool,
@@ -73,8 +70,6 @@ def run_command(
     **settings: Any,
 ) -> None:
     """Generate, analyze, probe and report a study in one run folder; print the report path."""
-    import gasp
-
     given = {k: v for k, v in settings.items() if v is not None}
     result = gasp.run(
         study, model, out=out, quick=quick, seed=seed, skip=skip or (),

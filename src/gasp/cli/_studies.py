@@ -12,10 +12,6 @@ from rich.table import Table
 import gasp
 from gasp.cli._app import app
 
-#: The examples per word of ``gasp report`` unless told (those of
-#: :func:`gasp.render_report`; ``tests/test_cli_imports.py`` keeps them the same).
-EXAMPLES_PER_WORD = 50
-
 
 def _print_options(study: gasp.StudyInfo, console: Console) -> None:
     """The study's options: type, default, ``--quick`` value, range and help, sizes marked."""
