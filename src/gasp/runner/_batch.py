@@ -255,6 +255,7 @@ class BatchRun:
             if file_id:
                 lines.extend(await client.content(file_id))
         answered: set[str] = set()
+        loop.deferred = True  # the answers are committed below with the batch's new state
         for line in lines:
             key = str(line.get("custom_id"))
             request = self.requests.get(key)
@@ -268,6 +269,7 @@ class BatchRun:
             request = self.requests.get(key)
             if request is not None and key not in answered and key in loop.in_flight:
                 self._record(request, client.failure(request, why, kind))
+        loop.deferred = False
         samples, loop.samples = loop.samples, []
         scores, loop.scores = loop.scores, []
         self.ledger.commit(dataclasses.replace(record, status="collected"), samples, scores)

@@ -3,9 +3,11 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is recorded, buffered and committed in short transactions by this one writer; a timer
-commits the buffer within :data:`MAX_COMMIT_DELAY_S` whether or not
-another answer follows, so a kill loses no older answer and a resume asks for none.
+is committed by this one writer, in its own transaction, before the next answer is
+taken: a kill at any moment loses only requests still in flight, and a resume asks for
+none of what was received. An answer the store cannot take as sent (a value no column
+holds) is recorded as a failed sample naming why, so it never takes other answers with
+it; a store that takes nothing (a full disk) stops the run with :class:`RunFailed`.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -28,6 +31,7 @@ from gasp.backends import (
     StopReason,
     cost_usd,
 )
+from gasp.errors import RunFailed
 from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
 from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
@@ -37,9 +41,8 @@ from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc
 
 Response = GenerationResponse | ScoreResponse
 
-#: The longest an answer waits in the buffer, whatever ``commit_interval_s`` says.
-MAX_COMMIT_DELAY_S = 0.5
-_MIN_TICK_S = 0.01  # the commit timer's shortest wait
+#: SQLite errors of the file, not of one answer: the store takes no answer at all.
+_STORE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError)
 
 
 def failure_kind(response: Response) -> str:
@@ -98,8 +101,9 @@ class ItemLoop:
         self.samples: list[SampleRecord] = []
         self.scores: list[ScoreRecord] = []
         self.dirty: set[tuple[str, ...]] = set()
-        self.last_flush = time.monotonic()
-        self.timer: asyncio.TimerHandle | None = None
+        #: True while answers are buffered for the caller to commit with its own record
+        #: (a provider batch commits its answers and its new state at once).
+        self.deferred = False
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
@@ -149,19 +153,16 @@ class ItemLoop:
     async def run(self) -> None:
         """Request everything the items need; record the session in the store."""
         session = self.begin()
-        failed = True
+        outcome: str | None = "error"
         try:
-            try:
-                async for request, response in self.model.stream(self):
-                    self.record(request, response)
-                    self._maybe_flush()
-            finally:
-                if self.timer is not None:
-                    self.timer.cancel()
-                self.flush()
-            failed = False
+            async for request, response in self.model.stream(self):
+                self.record(request, response)
+            outcome = None
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            outcome = "interrupted"  # a signal: every answer received is stored already
+            raise
         finally:
-            self.end(session, failed=failed)
+            self.end(session, failed=outcome is not None, outcome=outcome)
 
     def begin(self) -> int:
         """Start a session: take the stored answers, queue what the items still need and
@@ -179,20 +180,27 @@ class ItemLoop:
         self.progress.start(sum(self.expected.values()), summary.resumed)
         return session
 
-    def end(self, session: int, *, failed: bool) -> None:
+    def end(self, session: int, *, failed: bool, outcome: str | None = None) -> None:
         """Finish a session: stop the progress display, write the item states and
-        record the session's outcome (``failed``: it ended with an exception)."""
+        record the session's outcome (``failed``: it ended with an exception, recorded
+        as ``outcome`` or ``error``). A run that failed is never recorded complete."""
         summary = self.summary
         self.progress.stop()
         self._finish()
         summary.elapsed_s = time.monotonic() - self.started
         if failed:
-            outcome = "error"
+            summary.complete = False
+            outcome = outcome or "error"
         elif summary.complete:
             outcome = "complete"
         else:
             outcome = summary.stopped or "incomplete"
-        self.store.end_session(session, outcome, summary.to_dict())
+        try:
+            self.store.end_session(session, outcome, summary.to_dict())
+        except sqlite3.Error:
+            if not failed:
+                raise
+            # the session stays open in the store; the answers are committed already
 
     def take(self, limit: int) -> list[Request]:
         """Up to ``limit`` requests ready now, within the request and cost budgets."""
@@ -263,13 +271,11 @@ class ItemLoop:
         for kind in response.fault_kinds:
             self.faults[kind] += 1
         if isinstance(response, ScoreResponse):
-            ok = response.ok
-            self._store_scores(state, index, response)
+            ok = self._commit(state, index, response) and response.ok
             if self.price is not None:
                 self.spent += cost_usd(self.price, response.prompt_tokens or 0, 1) if ok else 0.0
         else:
-            ok = response.stop_reason != StopReason.ERROR
-            self._store_sample(state, index, response)
+            ok = self._commit(state, index, response) and response.stop_reason != StopReason.ERROR
             if self.price is not None:
                 if response.prompt_tokens is None and response.completion_tokens is None:
                     self.spent += estimate if ok else 0.0
@@ -288,6 +294,58 @@ class ItemLoop:
             self.failed_kinds[failure_kind(response)] += 1
             state.add_failure(index)
         self.schedule(state)
+        if self.dirty and not self.deferred:  # decisions the answer settled, right after it
+            self.flush()
+
+    def _commit(self, state: ItemState, index: int, response: Response) -> bool:
+        """Commit one answer now; False when the store could not take it as sent (it is
+        then stored as a failed sample naming why, retried on resume)."""
+        if self.deferred:
+            if isinstance(response, ScoreResponse):
+                self._store_scores(state, index, response)
+            else:
+                self._store_sample(state, index, response)
+            return True
+        try:
+            self._write(state, index, response)
+            return True
+        except _STORE_ERRORS as exc:
+            if not isinstance(exc, sqlite3.IntegrityError | sqlite3.InterfaceError):
+                raise self._store_failed(exc) from None
+            problem: Exception = exc
+        except (ValueError, OverflowError, TypeError, UnicodeError) as exc:
+            problem = exc
+        self.samples.clear()
+        self.scores.clear()
+        why = f"the store could not take the answer: {type(problem).__name__}: {problem}"
+        failed: Response
+        if isinstance(response, ScoreResponse):
+            failed = dataclasses.replace(response, error=why[:500], scores=())
+        else:
+            failed = dataclasses.replace(
+                response, stop_reason=StopReason.ERROR, error=why[:500], text=""
+            )
+        try:
+            self._write(state, index, failed)
+        except (sqlite3.Error, ValueError, OverflowError, TypeError, UnicodeError) as exc:
+            raise self._store_failed(exc) from None
+        return False
+
+    def _write(self, state: ItemState, index: int, response: Response) -> None:
+        if isinstance(response, ScoreResponse):
+            self._store_scores(state, index, response)
+        else:
+            self._store_sample(state, index, response)
+        samples, scores = self.samples, self.scores
+        self.store.write_answer(samples, scores)
+        self.samples, self.scores = [], []
+
+    def _store_failed(self, exc: BaseException) -> RunFailed:
+        stored = self.summary.resumed + self.summary.generated
+        return RunFailed(
+            f"the run store {self.store.path} cannot take answers ({exc}); {stored} "
+            "answer(s) are stored; free the store and run the same command again"
+        )
 
     def _store_sample(self, state: ItemState, index: int, response: GenerationResponse) -> None:
         is_error = response.stop_reason == StopReason.ERROR
@@ -368,31 +426,11 @@ class ItemLoop:
 
     # -- writing
 
-    def _maybe_flush(self) -> None:
-        buffered, wait = len(self.samples) + len(self.scores), time.monotonic() - self.last_flush
-        delay = min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
-        if (buffered or self.dirty) and (buffered >= self.opts.commit_rows or wait >= delay):
-            self.flush()
-        elif buffered and self.timer is None:  # commit these even if no answer follows
-            loop = asyncio.get_running_loop()
-            self.timer = loop.call_later(max(_MIN_TICK_S, delay - wait), self._on_timer)
-
-    def _on_timer(self) -> None:
-        self.timer = None
-        self._maybe_flush()
-
     def flush(self) -> None:
-        """Commit the buffered rows and the changed item states."""
-        samples, self.samples = self.samples, []
-        scores, self.scores = self.scores, []
-        if samples:
-            self.store.write_samples(samples)
-        if scores:
-            self.store.write_scores(scores)
+        """Commit the changed item states (answers are committed as they arrive)."""
         if self.dirty:
             self.store.write_item_states(self._state_records(self.dirty))
             self.dirty = set()
-        self.last_flush = time.monotonic()
 
     def _state_records(self, keys: set[tuple[str, ...]]) -> list[ItemStateRecord]:
         records = []

@@ -41,6 +41,7 @@ from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
+from gasp.runner._signals import stop_on_signals
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import (
     ItemRecord,
@@ -83,7 +84,29 @@ async def agenerate(
     *,
     console: Console | None = None,
 ) -> RunSummary:
-    """The async runner behind :func:`generate`."""
+    """The async runner behind :func:`generate`.
+
+    SIGTERM and SIGHUP stop it as SIGINT does (see :mod:`gasp.runner._signals`): every
+    answer received is in the store, and :class:`gasp.errors.Interrupted` is raised.
+    """
+    with stop_on_signals() as stop:
+        try:
+            return await _agenerate(study, model, store_path, options, console=console)
+        except asyncio.CancelledError:
+            interrupted = None if stop is None else stop.interrupted()
+            if interrupted is not None:
+                raise interrupted from None
+            raise
+
+
+async def _agenerate(
+    study: StudyPlan | Plannable,
+    model: str | ModelBackend,
+    store_path: str | Path | None,
+    options: RunOptions | None,
+    *,
+    console: Console | None,
+) -> RunSummary:
     opts = options or RunOptions()
     opts.validate()
     plan = as_plan(study)

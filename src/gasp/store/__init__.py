@@ -31,6 +31,7 @@ from gasp.store._lock import (
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
 from gasp.store._peek import count_answers, is_writable, read_only_uri, remove_store
 from gasp.store._records import (
+    MAX_STORED_INT,
     ItemRecord,
     ItemStateRecord,
     SampleRecord,
@@ -44,6 +45,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "EXPORT_TABLES",
     "LOCK_SUFFIX",
+    "MAX_STORED_INT",
     "SAMPLES_LEADING_COLUMNS",
     "SAMPLES_TRAILING_COLUMNS",
     "SCHEMA_VERSION",

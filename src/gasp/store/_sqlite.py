@@ -363,6 +363,27 @@ class RunStore:
             nullable_ints=("n_tokens", "prompt_tokens"),
         )
 
+    # -- one answer ----------------------------------------------------------------
+
+    def write_answer(
+        self,
+        samples: Iterable[SampleRecord] = (),
+        scores: Iterable[ScoreRecord] = (),
+        states: Iterable[ItemStateRecord] = (),
+    ) -> None:
+        """Commit one answer (its sample, or its scores) and the item decisions it
+        changed in one transaction: on return it survives a kill of the process."""
+        samples, scores, states = list(samples), list(scores), list(states)
+        now = utc_now()
+        with self.transaction():
+            if samples:
+                upsert_samples(self._conn, self._kinds, samples, now)
+            if scores:
+                upsert_scores(self._conn, self._kinds, scores, now)
+            if states:
+                self._kinds.check(((r.item_id, None) for r in states), None)
+                self._conn.executemany(UPSERT_ITEM_STATE, [r.as_row(now) for r in states])
+
     # -- item states ---------------------------------------------------------------
 
     def write_item_states(self, records: Iterable[ItemStateRecord]) -> None:
