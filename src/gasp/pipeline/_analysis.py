@@ -12,6 +12,12 @@ from typing import Any
 
 from gasp.errors import ConfigError
 
+#: The most resamples (``--bootstrap``, ``--permutations``) an analysis draws: each holds
+#: the statistics of every unit, so 10^9 of them asked for tens of gigabytes.
+MAX_RESAMPLES = 100_000
+#: The most example texts kept per word (each is copied into the results).
+MAX_EXAMPLES_PER_WORD = 1_000
+
 
 def _check_ranges(
     *,
@@ -22,8 +28,11 @@ def _check_ranges(
     bootstrap: int | None,
     permutations: int | None,
     examples_per_word: int | None,
+    seed: int | None = None,
 ) -> None:
     """Raise :class:`ConfigError` for an analysis option outside what any study accepts."""
+    if seed is not None and seed < 0:  # NumPy's generators take non-negative seeds
+        raise ConfigError(f"--seed must be a non-negative whole number, got {seed}")
     if min_samples is not None and min_samples < 1:
         raise ConfigError(f"--min-samples must be at least 1, got {min_samples}")
     if min_share is not None and not 0.0 <= min_share < 0.5:
@@ -38,10 +47,16 @@ def _check_ranges(
                 f"--fdr-scope must be one of {', '.join(FDR_SCOPES)}, got {fdr_scope!r}"
             )
     for flag, count in (("--bootstrap", bootstrap), ("--permutations", permutations)):
-        if count is not None and count < 0:
-            raise ConfigError(f"{flag} must not be negative, got {count}")
-    if examples_per_word is not None and examples_per_word < 1:
-        raise ConfigError(f"--examples-per-word must be at least 1, got {examples_per_word}")
+        if count is not None and not 0 <= count <= MAX_RESAMPLES:
+            raise ConfigError(
+                f"{flag} must lie between 0 and {MAX_RESAMPLES:,} (the memory each "
+                f"resample holds bounds it), got {count}"
+            )
+    if examples_per_word is not None and not 1 <= examples_per_word <= MAX_EXAMPLES_PER_WORD:
+        raise ConfigError(
+            f"--examples-per-word must lie between 1 and {MAX_EXAMPLES_PER_WORD:,}, "
+            f"got {examples_per_word}"
+        )
 
 
 def analysis_options(
@@ -74,6 +89,7 @@ def analysis_options(
         bootstrap=bootstrap,
         permutations=permutations,
         examples_per_word=examples_per_word,
+        seed=seed,
     )
     return {
         "min_samples": min_samples,

@@ -36,6 +36,7 @@ from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
 from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
 from gasp.runner._progress import RunProgress
+from gasp.runner._signals import SignalStop
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
 
@@ -104,6 +105,9 @@ class ItemLoop:
         #: True while answers are buffered for the caller to commit with its own record
         #: (a provider batch commits its answers and its new state at once).
         self.deferred = False
+        #: The run's stop signals (:mod:`gasp.runner._signals`): once one came, no new
+        #: request is taken and the answers under way are read until the drain ends.
+        self.stop: SignalStop | None = None
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
@@ -153,16 +157,17 @@ class ItemLoop:
     async def run(self) -> None:
         """Request everything the items need; record the session in the store."""
         session = self.begin()
-        outcome: str | None = "error"
+        failed, interrupted = True, False
         try:
             async for request, response in self.model.stream(self):
                 self.record(request, response)
-            outcome = None
+            failed = False
+            interrupted = self.stop is not None and self.stop.stopping  # drained
         except (asyncio.CancelledError, KeyboardInterrupt):
-            outcome = "interrupted"  # a signal: every answer received is stored already
+            interrupted = True  # a signal: every answer received is stored already
             raise
         finally:
-            self.end(session, failed=outcome is not None, outcome=outcome)
+            self.end(session, failed=failed, interrupted=interrupted)
 
     def begin(self) -> int:
         """Start a session: take the stored answers, queue what the items still need and
@@ -180,17 +185,21 @@ class ItemLoop:
         self.progress.start(sum(self.expected.values()), summary.resumed)
         return session
 
-    def end(self, session: int, *, failed: bool, outcome: str | None = None) -> None:
+    def end(self, session: int, *, failed: bool, interrupted: bool = False) -> None:
         """Finish a session: stop the progress display, write the item states and
         record the session's outcome (``failed``: it ended with an exception, recorded
-        as ``outcome`` or ``error``). A run that failed is never recorded complete."""
+        as ``error``; ``interrupted``: a signal stopped it). A run that failed is never
+        recorded complete."""
         summary = self.summary
         self.progress.stop()
         self._finish()
         summary.elapsed_s = time.monotonic() - self.started
         if failed:
             summary.complete = False
-            outcome = outcome or "error"
+        if interrupted and not summary.complete:
+            outcome = "interrupted"
+        elif failed:
+            outcome = "error"
         elif summary.complete:
             outcome = "complete"
         else:
@@ -211,6 +220,10 @@ class ItemLoop:
             self.resending = {(s.item.key, i) for s, i, keep in block if not keep}
         requests: list[Request] = []
         opts = self.opts
+        if self.stop is not None and self.stop.stopping:
+            self.queue.clear()
+            self.blocks.clear()
+            return requests
         while self.queue and len(requests) < limit:
             if opts.max_requests is not None and self.summary.requests >= opts.max_requests:
                 self.summary.stopped = f"--max-requests {opts.max_requests} reached"

@@ -41,7 +41,7 @@ from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
-from gasp.runner._signals import stop_on_signals
+from gasp.runner._signals import SignalStop, stop_on_signals
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.store import (
     ItemRecord,
@@ -86,17 +86,23 @@ async def agenerate(
 ) -> RunSummary:
     """The async runner behind :func:`generate`.
 
-    SIGTERM and SIGHUP stop it as SIGINT does (see :mod:`gasp.runner._signals`): every
+    SIGINT, SIGTERM and SIGHUP stop it cleanly (see :mod:`gasp.runner._signals`): every
     answer received is in the store, and :class:`gasp.errors.Interrupted` is raised.
     """
     with stop_on_signals() as stop:
         try:
-            return await _agenerate(study, model, store_path, options, console=console)
+            summary = await _agenerate(
+                study, model, store_path, options, console=console, stop=stop
+            )
         except asyncio.CancelledError:
             interrupted = None if stop is None else stop.interrupted()
             if interrupted is not None:
                 raise interrupted from None
             raise
+        interrupted = None if stop is None else stop.interrupted()
+        if interrupted is not None:  # drained: every answer under way was committed
+            raise interrupted
+        return summary
 
 
 async def _agenerate(
@@ -106,6 +112,7 @@ async def _agenerate(
     options: RunOptions | None,
     *,
     console: Console | None,
+    stop: SignalStop | None,
 ) -> RunSummary:
     opts = options or RunOptions()
     opts.validate()
@@ -174,6 +181,7 @@ async def _agenerate(
             )
         store.write_items(item_records(plan))
         loop = ItemLoop(plan, store, wrapper, opts, decoding, summary, price, console)
+        loop.stop = stop
         if client is None or opts.batch is None:
             warn_open_batches(store.batch_ledger(), console)
             await loop.run()

@@ -39,6 +39,19 @@ def dumps(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+def stored_json(raw: Any, what: str, kind: type | None = None) -> Any:
+    """Parse the JSON of a store's column (``what`` names it for the message); text that
+    is not JSON, nested too deep to read, or (with ``kind``) of another type is a
+    :class:`DataError` in one line (a store edited or damaged by hand)."""
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        raise DataError(f"{what} is damaged: not JSON ({str(raw)[:40]!r})") from None
+    if kind is not None and not isinstance(value, kind):
+        raise DataError(f"{what} is damaged: a JSON {type(value).__name__}, not a {kind.__name__}")
+    return value
+
+
 #: The largest integer an SQLite column holds (a signed 64-bit integer).
 MAX_STORED_INT = 2**63 - 1
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -160,17 +173,26 @@ class ItemRecord:
     def from_row(cls, row: tuple[Any, ...]) -> ItemRecord:
         """Rebuild a record from the values of :data:`ITEM_COLUMNS`."""
         item_id, ordinal, kind, prompt, messages, candidates, attributes = row
-        return cls(
-            item_id=item_id,
-            ordinal=int(ordinal),
-            kind=kind,
-            prompt=prompt,
-            attributes=json.loads(attributes),
-            messages=None
-            if messages is None
-            else tuple((m["role"], m["content"]) for m in json.loads(messages)),
-            candidates=() if candidates is None else tuple(json.loads(candidates)),
-        )
+        where = f"the stored item {item_id!r}"
+        try:
+            return cls(
+                item_id=item_id,
+                ordinal=int(ordinal),
+                kind=kind,
+                prompt=prompt,
+                attributes=stored_json(attributes, f"{where}'s attributes", dict),
+                messages=None
+                if messages is None
+                else tuple(
+                    (m["role"], m["content"])
+                    for m in stored_json(messages, f"{where}'s messages", list)
+                ),
+                candidates=()
+                if candidates is None
+                else tuple(stored_json(candidates, f"{where}'s candidates", list)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DataError(f"{where} is damaged ({type(exc).__name__}: {exc})") from None
 
 
 @dataclass(frozen=True)

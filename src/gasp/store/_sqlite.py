@@ -33,6 +33,7 @@ from gasp.store._records import (
     ItemStateRecord,
     SampleRecord,
     ScoreRecord,
+    stored_json,
     utc_now,
 )
 from gasp.store._schema import (
@@ -196,7 +197,7 @@ class RunStore:
         row = self._conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
         if row is None:
             raise DataError(f"run store {self.path} has no manifest")
-        return dict(json.loads(row[0]))
+        return dict(stored_json(row[0], f"the manifest of {self.path}", dict))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write the manifest once; a second call raises :class:`ConfigError`."""
