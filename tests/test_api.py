@@ -135,7 +135,7 @@ def test_compare_gives_the_study_s_comparison_of_two_runs(
 def test_audit_is_a_plain_function_after_the_package_is_imported() -> None:
     import inspect
 
-    import gasp.auditing  # noqa: F401
+    import gasp.auditing
 
     assert inspect.isfunction(gasp.audit)
     assert inspect.signature(gasp.audit).parameters["models"]

@@ -181,7 +181,8 @@ def test_the_rules_can_fail() -> None:
 
 #: The audit's scorecard modules: they read saved results only.
 SCORECARD_MODULES = tuple(
-    f"gasp.auditing.{m}" for m in ("_scorecard", "_difference", "_page", "_junit", "_compare", "_gate")
+    f"gasp.auditing.{m}"
+    for m in ("_scorecard", "_difference", "_page", "_junit", "_compare", "_gate")
 )
 
 

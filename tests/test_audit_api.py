@@ -4,7 +4,6 @@ content only, and records its level for re-scoring."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import json
 import subprocess

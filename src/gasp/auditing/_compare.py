@@ -17,7 +17,13 @@ from typing import Any
 from gasp.auditing._folder import is_audit_folder, read_audit
 from gasp.auditing._models import model_folder_name
 from gasp.auditing._page import write_audit_page
-from gasp.auditing._scorecard import AuditModel, RunRecord, Scorecard, build_scorecard, write_scorecard
+from gasp.auditing._scorecard import (
+    AuditModel,
+    RunRecord,
+    Scorecard,
+    build_scorecard,
+    write_scorecard,
+)
 from gasp.errors import ConfigError, DataError
 from gasp.io import locate_run
 from gasp.pipeline import study_type_of_results

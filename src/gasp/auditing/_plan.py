@@ -22,7 +22,14 @@ from typing import Any
 
 from gasp.auditing._execute import RunSpec
 from gasp.auditing._models import SERVER_PROVIDERS, not_chosen
-from gasp.auditing._power import MCNEMAR, PAIRED_SHARE, PAIRED_UNITS, Effect, detectable, units_needed
+from gasp.auditing._power import (
+    MCNEMAR,
+    PAIRED_SHARE,
+    PAIRED_UNITS,
+    Effect,
+    detectable,
+    units_needed,
+)
 from gasp.auditing._timing import seconds_per_request
 from gasp.errors import ConfigError, GaspError
 from gasp.results import CLOSER_TO_0, CLOSER_TO_REFERENCE, INDEX_FILE, LOWER, AuditResults

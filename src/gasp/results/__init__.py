@@ -13,6 +13,8 @@ from gasp.results._container import (
     AuditResults,
     TableLayout,
     mark_incomplete,
+    replace_with,
+    unique_temporary,
 )
 from gasp.results._examples import (
     EXAMPLE_GROUPS,
@@ -69,6 +71,7 @@ __all__ = [
     "mark_incomplete",
     "mean_of",
     "plain_text",
+    "replace_with",
     "results_schema",
     "sample_genders",
     "sample_id",
@@ -76,5 +79,6 @@ __all__ = [
     "split_cap",
     "table",
     "trim_examples",
+    "unique_temporary",
     "word_spans",
 ]

@@ -3,11 +3,9 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is committed by this one writer, in its own transaction, before the next answer is
-taken: a kill at any moment loses only requests still in flight, and a resume asks for
-none of what was received. An answer the store cannot take as sent (a value no column
-holds) is recorded as a failed sample naming why, so it never takes other answers with
-it; a store that takes nothing (a full disk) stops the run with :class:`RunFailed`.
+is committed (:class:`~gasp.runner._answers.AnswerWriter`), in its own transaction,
+before the next answer is taken: a kill at any moment loses only requests still in
+flight, and a resume asks for none of what was received.
 """
 
 from __future__ import annotations
@@ -15,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import dataclasses
 import sqlite3
 import time
 from dataclasses import dataclass, field
@@ -31,19 +28,16 @@ from gasp.backends import (
     StopReason,
     cost_usd,
 )
-from gasp.errors import RunFailed
+from gasp.runner._answers import AnswerWriter
 from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
-from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
+from gasp.runner._plan import Request, build_request, estimate_item_cost
 from gasp.runner._progress import RunProgress
 from gasp.runner._signals import SignalStop
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
+from gasp.store import ItemStateRecord, RunStore
 
 Response = GenerationResponse | ScoreResponse
-
-#: SQLite errors of the file, not of one answer: the store takes no answer at all.
-_STORE_ERRORS = (sqlite3.OperationalError, sqlite3.DatabaseError)
 
 
 def failure_kind(response: Response) -> str:
@@ -99,12 +93,8 @@ class ItemLoop:
         self.resent: set[str] = set()
         self.in_flight: dict[str, tuple[ItemState, int, float]] = {}
         self.attempted: set[tuple[tuple[str, ...], int]] = set()
-        self.samples: list[SampleRecord] = []
-        self.scores: list[ScoreRecord] = []
+        self.writer = AnswerWriter(self.store, opts.seed, self.summary)
         self.dirty: set[tuple[str, ...]] = set()
-        #: True while answers are buffered for the caller to commit with its own record
-        #: (a provider batch commits its answers and its new state at once).
-        self.deferred = False
         #: The run's stop signals (:mod:`gasp.runner._signals`): once one came, no new
         #: request is taken and the answers under way are read until the drain ends.
         self.stop: SignalStop | None = None
@@ -284,11 +274,12 @@ class ItemLoop:
         for kind in response.fault_kinds:
             self.faults[kind] += 1
         if isinstance(response, ScoreResponse):
-            ok = self._commit(state, index, response) and response.ok
+            ok = self.writer.commit(state.item, index, response) and response.ok
             if self.price is not None:
                 self.spent += cost_usd(self.price, response.prompt_tokens or 0, 1) if ok else 0.0
         else:
-            ok = self._commit(state, index, response) and response.stop_reason != StopReason.ERROR
+            ok = self.writer.commit(state.item, index, response)
+            ok = ok and response.stop_reason != StopReason.ERROR
             if self.price is not None:
                 if response.prompt_tokens is None and response.completion_tokens is None:
                     self.spent += estimate if ok else 0.0
@@ -307,116 +298,8 @@ class ItemLoop:
             self.failed_kinds[failure_kind(response)] += 1
             state.add_failure(index)
         self.schedule(state)
-        if self.dirty and not self.deferred:  # decisions the answer settled, right after it
+        if self.dirty and not self.writer.deferred:  # decisions the answer settled, right after it
             self.flush()
-
-    def _commit(self, state: ItemState, index: int, response: Response) -> bool:
-        """Commit one answer now; False when the store could not take it as sent (it is
-        then stored as a failed sample naming why, retried on resume)."""
-        if self.deferred:
-            if isinstance(response, ScoreResponse):
-                self._store_scores(state, index, response)
-            else:
-                self._store_sample(state, index, response)
-            return True
-        try:
-            self._write(state, index, response)
-            return True
-        except _STORE_ERRORS as exc:
-            if not isinstance(exc, sqlite3.IntegrityError | sqlite3.InterfaceError):
-                raise self._store_failed(exc) from None
-            problem: Exception = exc
-        except (ValueError, OverflowError, TypeError, UnicodeError) as exc:
-            problem = exc
-        self.samples.clear()
-        self.scores.clear()
-        why = f"the store could not take the answer: {type(problem).__name__}: {problem}"
-        failed: Response
-        if isinstance(response, ScoreResponse):
-            failed = dataclasses.replace(response, error=why[:500], scores=())
-        else:
-            failed = dataclasses.replace(
-                response, stop_reason=StopReason.ERROR, error=why[:500], text=""
-            )
-        try:
-            self._write(state, index, failed)
-        except (sqlite3.Error, ValueError, OverflowError, TypeError, UnicodeError) as exc:
-            raise self._store_failed(exc) from None
-        return False
-
-    def _write(self, state: ItemState, index: int, response: Response) -> None:
-        if isinstance(response, ScoreResponse):
-            self._store_scores(state, index, response)
-        else:
-            self._store_sample(state, index, response)
-        samples, scores = self.samples, self.scores
-        self.store.write_answer(samples, scores)
-        self.samples, self.scores = [], []
-
-    def _store_failed(self, exc: BaseException) -> RunFailed:
-        stored = self.summary.resumed + self.summary.generated
-        return RunFailed(
-            f"the run store {self.store.path} cannot take answers ({exc}); {stored} "
-            "answer(s) are stored; free the store and run the same command again"
-        )
-
-    def _store_sample(self, state: ItemState, index: int, response: GenerationResponse) -> None:
-        is_error = response.stop_reason == StopReason.ERROR
-        self.samples.append(
-            SampleRecord(
-                item_id=state.item.item_id,
-                sample_index=index,
-                seed=sample_seed(self.opts.seed, state.item.key, index),
-                text=None if is_error else response.text,
-                stop_reason=str(response.stop_reason),
-                error=response.error,
-                fault_kinds=",".join(response.fault_kinds) or None,
-                model_id=response.model_id,
-                prompt_tokens=response.prompt_tokens,
-                completion_tokens=response.completion_tokens,
-                latency_s=response.latency_s,
-                attempts=response.attempts,
-                created_at=utc_now(),
-                queue_s=response.queue_s,
-            )
-        )
-
-    def _store_scores(self, state: ItemState, index: int, response: ScoreResponse) -> None:
-        now = utc_now()
-        common = {
-            "item_id": state.item.item_id,
-            "sample_index": index,
-            "fault_kinds": ",".join(response.fault_kinds) or None,
-            "model_id": response.model_id,
-            "prompt_tokens": response.prompt_tokens,
-            "latency_s": response.latency_s,
-            "attempts": response.attempts,
-            "created_at": now,
-            "queue_s": response.queue_s,
-        }
-        if not response.ok:
-            for candidate in state.item.candidates:
-                self.scores.append(
-                    ScoreRecord(
-                        candidate=candidate,
-                        logprob=None,
-                        status="error",
-                        error=response.error,
-                        **common,  # type: ignore[arg-type]
-                    )
-                )
-            return
-        for score in response.scores:
-            self.scores.append(
-                ScoreRecord(
-                    candidate=score.candidate,
-                    logprob=score.logprob,
-                    tokens=tuple(score.tokens),
-                    token_ids=tuple(score.token_ids) or None,
-                    approximate=score.approximate,
-                    **common,  # type: ignore[arg-type]
-                )
-            )
 
     def schedule(self, state: ItemState) -> None:
         """Queue what an item needs next (each sample at most once per session)."""

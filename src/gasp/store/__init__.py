@@ -9,10 +9,13 @@ from gasp.store._batches import BatchLedger, BatchRecord
 from gasp.store._export import (
     EXPORT_FORMATS,
     EXPORT_TABLES,
+    FORMULA_PREFIXES,
+    check_output_file,
     default_table,
     export,
     export_format,
     export_frame,
+    neutralise_formula,
 )
 from gasp.store._frames import (
     SAMPLES_LEADING_COLUMNS,
@@ -44,6 +47,7 @@ from gasp.store._sqlite import RunStore
 __all__ = [
     "EXPORT_FORMATS",
     "EXPORT_TABLES",
+    "FORMULA_PREFIXES",
     "LOCK_SUFFIX",
     "MAX_STORED_INT",
     "SAMPLES_LEADING_COLUMNS",
@@ -62,6 +66,7 @@ __all__ = [
     "StoreLock",
     "StoreLockedError",
     "backup_path",
+    "check_output_file",
     "count_answers",
     "default_table",
     "export",
@@ -70,6 +75,7 @@ __all__ = [
     "is_writable",
     "lock_holder",
     "lock_path",
+    "neutralise_formula",
     "read_manifest",
     "read_only_uri",
     "remove_store",

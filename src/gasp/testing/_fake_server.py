@@ -115,14 +115,12 @@ class FakeOpenAIServer:
             (:mod:`gasp.testing._fake_prompt`); ``False`` ignores it.
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
         hang_after: answer this many completion requests, then hang on every later one
-            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time.
+            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time,
+            :attr:`answered_seeds` its request's ``seed``.
         models_status: ``/models`` answers this status whatever the key, like a server
             without that endpoint (404, or 405); None: the list, as ``models`` says.
-        usage: replaces the ``usage`` counts of every answer (a server may send any
-            number, ``10**30`` included); None: counts of the prompt's and answer's words.
-
-    :attr:`answered_seeds` holds the ``seed`` of each request answered, in the order of
-    :attr:`answered_at`, so a test can tell which answers a server completed when.
+        usage: replaces the ``usage`` of every answer (``10**30`` counts, say); None:
+            counts of the prompt's and answer's words.
 
     A chat completion with no message is refused (400) after the key is checked, as
     the OpenAI API refuses it: it is not counted in :attr:`requests`.
@@ -438,21 +436,13 @@ class FakeOpenAIServer:
     @staticmethod
     def _completion(model: str, prompt: str, text: str, finish: str) -> dict[str, Any]:
         prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+        message = {"role": "assistant", "content": text, "refusal": None}
         return {
             "id": f"chatcmpl-{stable_int(prompt, ascii(text), time.time_ns()) % 10**12}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text, "refusal": None},
-                    "finish_reason": finish,
-                }
-            ],
+            "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
             },
-        }
+        }  # fmt: skip
