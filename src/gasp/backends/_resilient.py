@@ -246,7 +246,9 @@ class ResilientModel:
                 faults.append(decision.kind)
                 self.fault_counts[decision.kind] += 1
                 if decision.action is FaultAction.GIVE_UP or attempt == self.retry.max_attempts:
-                    logger.warning(
+                    # a note, not a warning: the run's summary (or its one-line error when
+                    # every request failed) counts the failed requests by kind
+                    logger.info(
                         "%s: giving up after %d attempt(s): %s",
                         self.model_id,
                         attempt,

@@ -13,6 +13,7 @@ from gasp.results._container import (
     AuditResults,
     TableLayout,
     mark_incomplete,
+    read_json_file,
     replace_with,
     unique_temporary,
 )
@@ -45,6 +46,7 @@ from gasp.results._headline import (
 )
 
 __all__ = [
+    "read_json_file",
     "CLOSER_TO_0",
     "CLOSER_TO_REFERENCE",
     "DIRECTIONS",

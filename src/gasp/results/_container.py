@@ -204,6 +204,13 @@ def _write_json(path: Path, data: Any, indent: int | None = None) -> None:
     replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
+def read_json_file(path: Path, missing: str) -> dict[str, Any]:
+    """A results file's JSON object, read within :data:`MAX_JSON_BYTES` and Python's
+    nesting limit: a missing, huge, non-UTF-8, malformed, too deeply nested or non-object
+    file is a :class:`DataError` in one line (``missing`` when it does not exist)."""
+    return _read_json(path, missing)
+
+
 def _read_json(path: Path, missing: str) -> dict[str, Any]:
     if not path.is_file():
         raise DataError(missing)

@@ -28,6 +28,7 @@ from gasp.backends import (
     StopReason,
     cost_usd,
 )
+from gasp.errors import RunFailed
 from gasp.runner._answers import AnswerWriter
 from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
@@ -35,7 +36,7 @@ from gasp.runner._plan import Request, build_request, estimate_item_cost
 from gasp.runner._progress import RunProgress
 from gasp.runner._signals import SignalStop
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemStateRecord, RunStore
+from gasp.store import ItemStateRecord, RunStore, damaged_store
 
 Response = GenerationResponse | ScoreResponse
 
@@ -101,6 +102,8 @@ class ItemLoop:
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
+        #: The last error a failed request ended with (the server's words, as told).
+        self.last_error: str | None = None
         self.faults: collections.Counter[str] = collections.Counter()
         self.progress = RunProgress(
             plan.name,
@@ -166,8 +169,11 @@ class ItemLoop:
         summary = self.summary
         summary.run_id = self.store.run_id
         summary.model_id = self.model.model_id
-        session = self.store.begin_session()
-        summary.resumed = self.load()
+        try:
+            session = self.store.begin_session()
+            summary.resumed = self.load()
+        except sqlite3.DatabaseError as exc:  # a damaged page: one line, not a traceback
+            raise damaged_store(self.store.path, exc) from None
         if self.block_size is not None:
             self._plan_blocks(self.block_size)
         for state in self.states.values():
@@ -248,6 +254,18 @@ class ItemLoop:
             requests.append(request)
         return requests
 
+    def all_failed(self) -> RunFailed | None:
+        """When every request of this session failed and the store holds no answer: the
+        one-line error that says so with the server's last error (else None)."""
+        summary = self.summary
+        if summary.generated or summary.resumed or not summary.failed or summary.stopped:
+            return None
+        error = " ".join((self.last_error or "no error was told").split())[:300]
+        kinds = ", ".join(f"{n} {k}" for k, n in self.failed_kinds.most_common())
+        return RunFailed(
+            f"every request failed ({summary.failed}: {kinds}); the last error: {error}"
+        )
+
     def _plan_blocks(self, size: int) -> None:
         """Queue the first-round blocks with a sample still missing (see _blocks.py)."""
         stopping = self.plan.stopping
@@ -296,6 +314,7 @@ class ItemLoop:
         else:
             self.summary.failed += 1
             self.failed_kinds[failure_kind(response)] += 1
+            self.last_error = response.error or self.last_error
             state.add_failure(index)
         self.schedule(state)
         if self.dirty and not self.writer.deferred:  # decisions the answer settled, right after it

@@ -191,6 +191,9 @@ async def _agenerate(
         store.close()
         lock.release()
         await session.aclose()
+    failure = loop.all_failed()
+    if failure is not None:  # a failed run (exit 1), not one with nothing to analyse
+        raise failure
     return summary
 
 

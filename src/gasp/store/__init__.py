@@ -32,7 +32,7 @@ from gasp.store._lock import (
     store_lock,
 )
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
-from gasp.store._peek import count_answers, is_writable, read_only_uri, remove_store
+from gasp.store._peek import count_answers, damaged_store, is_writable, read_only_uri, remove_store
 from gasp.store._records import (
     MAX_STORED_INT,
     ItemRecord,
@@ -68,6 +68,7 @@ __all__ = [
     "backup_path",
     "check_output_file",
     "count_answers",
+    "damaged_store",
     "default_table",
     "export",
     "export_format",

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import DataError
+from gasp.store._peek import damaged_store
 from gasp.store._records import ItemRecord, dumps, stored_json, utc_now
 from gasp.store._schema import ADDED_COLUMNS, DDL, SCHEMA_VERSION
 
@@ -105,7 +106,7 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
         version = schema_version(conn, file)
         row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise DataError(f"{file} is not a gasp run store ({exc})") from None
+        raise damaged_store(file, exc) from None
     finally:
         conn.close()
     if row is None:

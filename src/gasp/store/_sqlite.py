@@ -27,7 +27,7 @@ from gasp.store._frames import (
     study_name,
 )
 from gasp.store._items import ItemKinds, insert_items
-from gasp.store._peek import connect_read_only, is_writable
+from gasp.store._peek import connect_read_only, damaged_store, is_writable
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
@@ -89,6 +89,8 @@ class RunStore:
                 file.parent.mkdir(parents=True, exist_ok=True)
         elif file.is_dir():
             raise DataError(f"{file} is a directory, not a run store")
+        elif not create and file.stat().st_size == 0:  # refused as it is, never rewritten
+            raise DataError(f"{file} is empty (0 bytes), not a gasp run store")
         elif not create and not is_writable(file):
             return cls._open_read_only(file)
         try:
@@ -106,7 +108,7 @@ class RunStore:
             store._initialize(create)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise DataError(f"{file} is not a gasp run store ({exc})") from None
+            raise damaged_store(file, exc) from None
         except BaseException:
             conn.close()
             raise
