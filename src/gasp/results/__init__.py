@@ -46,7 +46,6 @@ from gasp.results._headline import (
 )
 
 __all__ = [
-    "read_json_file",
     "CLOSER_TO_0",
     "CLOSER_TO_REFERENCE",
     "DIRECTIONS",
@@ -73,6 +72,7 @@ __all__ = [
     "mark_incomplete",
     "mean_of",
     "plain_text",
+    "read_json_file",
     "replace_with",
     "results_schema",
     "sample_genders",
