@@ -47,10 +47,12 @@ def _check_ranges(
                 f"--fdr-scope must be one of {', '.join(FDR_SCOPES)}, got {fdr_scope!r}"
             )
     for flag, count in (("--bootstrap", bootstrap), ("--permutations", permutations)):
-        if count is not None and not 0 <= count <= MAX_RESAMPLES:
+        if count is not None and count < 0:
+            raise ConfigError(f"{flag} must not be negative, got {count}")
+        if count is not None and count > MAX_RESAMPLES:
             raise ConfigError(
-                f"{flag} must lie between 0 and {MAX_RESAMPLES:,} (the memory each "
-                f"resample holds bounds it), got {count}"
+                f"{flag} must be at most {MAX_RESAMPLES:,} (the memory each resample "
+                f"holds bounds it), got {count}"
             )
     if examples_per_word is not None and not 1 <= examples_per_word <= MAX_EXAMPLES_PER_WORD:
         raise ConfigError(

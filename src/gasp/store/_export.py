@@ -110,8 +110,10 @@ def _csv_cells(frame: pd.DataFrame, raw: bool) -> pd.DataFrame:
     for column in (c for c in _NESTED_COLUMNS if c in frame.columns):
         frame[column] = [None if v is None else json.dumps(v) for v in frame[column]]
     if not raw:
-        for column in frame.columns[(frame.dtypes == "object").to_numpy()]:
-            frame[column] = [neutralise_formula(v) for v in frame[column]]
+        for column in frame.columns:
+            dtype = frame[column].dtype
+            if pd.api.types.is_object_dtype(dtype) or pd.api.types.is_string_dtype(dtype):
+                frame[column] = [neutralise_formula(v) for v in frame[column]]
     return frame
 
 
