@@ -5,6 +5,7 @@ stops the run in one line without calling it complete."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sqlite3
 from pathlib import Path
@@ -170,3 +171,33 @@ def test_a_store_that_takes_nothing_stops_the_run_in_one_line_never_complete(
     with RunStore.open(store) as run:
         assert run.count_samples() == 5
         assert run.sessions()["outcome"].tolist() == ["error"]
+
+
+def test_a_run_whose_every_request_failed_is_a_failed_run_that_names_the_wait(
+    tmp_path: Path,
+) -> None:
+    import time
+
+    store = tmp_path / "run.sqlite"
+    options = RunOptions(
+        progress=False,
+        max_concurrency=4,
+        retry=RetryPolicy(max_attempts=2, base_delay_s=0.01, max_delay_s=0.05),
+    )
+    with FakeOpenAIServer(fault_rate=1.0, faults=["rate_limit"], retry_after_s=100_000) as server:
+        started = time.monotonic()
+        with pytest.raises(RunFailed) as raised:
+            generate(
+                _plan(n_items=2, n=1),
+                MODEL,
+                store,
+                dataclasses.replace(options, base_url=server.base_url),
+            )
+        took = time.monotonic() - started
+    message = str(raised.value)
+    assert "\n" not in message and raised.value.exit_code == 1
+    assert message.startswith("every request failed (2: 2 rate_limit)")
+    assert "the server asked to wait 100000 s (Retry-After), gasp waits at most 0.05 s" in message
+    assert took < 30  # the server's wait is capped, not waited out
+    with RunStore.open(store) as run:  # the failures are recorded, retried on resume
+        assert run.count_samples(include_errors=True) == 2 and run.count_samples() == 0

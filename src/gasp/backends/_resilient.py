@@ -328,4 +328,10 @@ class ResilientModel:
     ) -> AnyResponse:
         detail = f"{decision.kind}: {decision.message}" if decision.message else decision.kind
         error = f"{detail} (after {attempts} attempt(s))"
+        asked = decision.retry_after_s
+        if asked is not None and asked > self.retry.max_delay_s:  # capped: said so
+            error += (
+                f"; the server asked to wait {asked:g} s (Retry-After), gasp waits at most "
+                f"{self.retry.max_delay_s:g} s per attempt"
+            )
         return error_response(request, self.model_id, error, tuple(faults), attempts)
