@@ -97,6 +97,15 @@ def _locked(root: Path) -> list[str]:
     return ["analyze", "g"]
 
 
+def _alias_bomb(root: Path) -> list[str]:
+    """A YAML study file whose nested aliases expand to 9^9 nodes."""
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for level in range(1, 9):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    (root / "bomb.yaml").write_text("\n".join(lines) + "\nstudy: more-of-the-same\n")
+    return ["run", "bomb.yaml", *MOCK, "--out", "bomb"]
+
+
 def _fifo(root: Path) -> list[str]:
     os.mkfifo(root / "pipe.csv")
     return ["export", "g", "pipe.csv"]
@@ -277,6 +286,17 @@ CASES: list[Case] = [
     ("empty results compared", lambda r, u: ["compare", "a", "b", "--out", "c"]),
     ("0-byte store analysed", lambda r, u: ["analyze", "a"]),
     ("export into a FIFO", lambda r, u: _fifo(r)),
+    ("YAML alias bomb as a study file", lambda r, u: _alias_bomb(r)),
+    (
+        "/dev/zero as occupations file",
+        lambda r, u: ["run", "more-of-the-same", *MOCK, "--occupations-file", "/dev/zero",
+                      "--out", "z"],
+    ),
+    (
+        "/dev/zero as jobs file",
+        lambda r, u: ["run", "occugender", "-m", "mock/scoring", "--quick",
+                      "--study-option", "jobs_file=/dev/zero", "--out", "z"],
+    ),
     (
         "every request failed",
         lambda r, u: ["run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",

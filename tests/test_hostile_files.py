@@ -106,3 +106,27 @@ def test_a_huge_results_file_is_refused_before_it_is_read(
     path.write_text('{"tables": ["' + "x" * 2000 + '"]}')
     with pytest.raises(DataError, match="more than results hold"):
         read_json_file(path, "missing")
+
+
+def test_devices_and_alias_bombs_are_refused_before_they_are_read(tmp_path: Path) -> None:
+    from gasp.files import check_input_file, read_text_file
+    from gasp.studies import read_study_file
+
+    with pytest.raises(DataError, match="not a regular file"):
+        read_text_file("/dev/zero", "occupations file")
+    with pytest.raises(DataError, match="is a folder"):
+        check_input_file(tmp_path, "jobs file")
+    big = tmp_path / "big.csv"
+    big.write_text("x" * 2000)
+    with pytest.raises(DataError, match="more than such a file holds"):
+        read_text_file(big, "name table", max_bytes=1000)
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for level in range(1, 9):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\nstudy: more-of-the-same\n")
+    with pytest.raises(ConfigError, match="more than 20 YAML aliases"):
+        read_study_file(bomb)
+    few = tmp_path / "few.yaml"
+    few.write_text('x: &x ["nurse"]\nsubjects: *x\nstudy: more-of-the-same\n')
+    assert read_study_file(few)["subjects"] == ["nurse"]
