@@ -191,8 +191,10 @@ async def _agenerate(
         store.close()
         lock.release()
         await session.aclose()
-    failure = loop.all_failed()
-    if failure is not None:  # a failed run (exit 1), not one with nothing to analyse
+    # a failed run (exit 1), not one with nothing to analyse; a provider batch run's
+    # failed batches are its summary's (the next run submits them again)
+    failure = loop.all_failed() if opts.batch is None else None
+    if failure is not None:
         raise failure
     return summary
 
