@@ -288,6 +288,16 @@ CASES: list[Case] = [
     ("export into a FIFO", lambda r, u: _fifo(r)),
     ("YAML alias bomb as a study file", lambda r, u: _alias_bomb(r)),
     (
+        "names file with other columns",
+        lambda r, u: ["run", "narratives", *MOCK, "--study-option", "names_file=notes.csv",
+                      "--out", "n"],
+    ),
+    (
+        "/dev/urandom as names file",
+        lambda r, u: ["run", "narratives", *MOCK, "--study-option", "names_file=/dev/urandom",
+                      "--out", "n"],
+    ),
+    (
         "/dev/zero as occupations file",
         lambda r, u: ["run", "more-of-the-same", *MOCK, "--occupations-file", "/dev/zero",
                       "--out", "z"],

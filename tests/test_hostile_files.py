@@ -130,3 +130,18 @@ def test_devices_and_alias_bombs_are_refused_before_they_are_read(tmp_path: Path
     few = tmp_path / "few.yaml"
     few.write_text('x: &x ["nurse"]\nsubjects: *x\nstudy: more-of-the-same\n')
     assert read_study_file(few)["subjects"] == ["nurse"]
+
+
+def test_a_names_file_is_checked_before_a_run_generates(tmp_path: Path) -> None:
+    from gasp.studies import get_study_type
+
+    study = get_study_type("narratives")
+    wrong = tmp_path / "notes.csv"
+    wrong.write_text("my,own\nnotes,here\n")
+    with pytest.raises(DataError, match="needs a Name and a Gender column"):
+        study.check_analysis_options({"names_file": str(wrong)})
+    with pytest.raises(DataError, match="not a regular file"):
+        study.check_analysis_options({"names_file": "/dev/urandom"})
+    right = tmp_path / "names.csv"
+    right.write_text("Name,Gender,Count\nMary,F,100\nJohn,M,100\n")
+    study.check_analysis_options({"names_file": str(right)})
