@@ -145,3 +145,27 @@ def test_a_names_file_is_checked_before_a_run_generates(tmp_path: Path) -> None:
     right = tmp_path / "names.csv"
     right.write_text("Name,Gender,Count\nMary,F,100\nJohn,M,100\n")
     study.check_analysis_options({"names_file": str(right)})
+
+
+def test_concurrent_analyses_of_one_run_never_share_a_temporary_file(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    run = tmp_path / "run"
+    gasp = [sys.executable, "-m", "gasp"]
+    skip = ["--skip", "analyze", "--skip", "probe", "--skip", "report", "--quiet"]
+    made = subprocess.run(
+        [*gasp, "run", "pronoun-pairs", "-m", "mock/personas", "--quick", "--out", str(run), *skip],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    procs = [
+        subprocess.Popen(
+            [*gasp, "analyze", str(run)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        for _ in range(4)
+    ]
+    results = [p.communicate(timeout=600) for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, [r[1][-300:] for r in results]
+    assert not list(run.rglob("*.tmp"))
+    assert AuditResults.load(run / "results").tables
