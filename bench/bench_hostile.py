@@ -2,9 +2,11 @@
 
 Run ``python bench/bench_hostile.py`` (``--only WORD`` keeps the cases whose name holds
 WORD). Each case runs ``python -m gasp ...`` in a fresh folder and must be refused: exit
-status 2, one ``gasp: error:`` line on standard error, no traceback, and no file created
-or changed. Prints one row per case and three totals, tracebacks, multi-line refusals and
-writes, whose target is 0, 0, 0 (the exit status is the count of failing cases).
+status 2 (1 for a case whose work failed, as a run whose every request failed), one
+``gasp: error:`` line on standard error, no traceback, no file created or changed, and
+no more time than the case's bound. Prints one row per case and four totals,
+tracebacks, multi-line refusals, writes and cases past their bound, whose target is 0,
+0, 0, 0 (the exit status is the count of failing cases).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import argparse
 import json
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -36,6 +39,76 @@ TEMPLATE: dict[str, Path] = {}
 SERVERS: dict[str, str] = {}
 #: Locks a case holds while the command runs (given back after it).
 HELD: list[StoreLock] = []
+#: SQLite connections a case holds while the command runs (closed after it).
+OPEN: list[sqlite3.Connection] = []
+#: The exit status a case expects when it is not 2 (its work failed: 1).
+EXPECTED: dict[str, int] = {"every request failed": 1}
+#: Cases that do their work (a run that sends its requests): their files are not writes.
+WORKS: frozenset[str] = frozenset({"every request failed"})
+#: Seconds a case may take (default :data:`BOUND_S`).
+BOUNDS: dict[str, float] = {"store locked by another program": 30.0}
+BOUND_S = 60.0
+
+
+def _edit_store(root: Path, sql: str, *args: object) -> Path:
+    """Change the run store of ``g`` as a damaged or hand-edited one would be."""
+    conn = sqlite3.connect(root / "g" / "run.sqlite")
+    with conn:
+        conn.execute(sql, args)
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    return root / "g"
+
+
+def _damaged(root: Path, manifest: str | None = None, attributes: str | None = None) -> str:
+    if manifest is not None:
+        _edit_store(root, "UPDATE manifest SET body = ?", manifest)
+    if attributes is not None:
+        _edit_store(root, "UPDATE items SET attributes = ?", attributes)
+    return "g"
+
+
+def _zeroed_page(root: Path, command: str) -> list[str]:
+    """The store's first page after the header written over with zeros (a disk fault),
+    then the run analysed or resumed."""
+    with (root / "g" / "run.sqlite").open("r+b") as f:
+        f.seek(4096)
+        f.write(bytes(4096))
+    if command == "analyze":
+        return ["analyze", "g"]
+    return ["run", "pronoun-pairs", *MOCK, "--out", "g", *GENERATE_ONLY]
+
+
+def _deep_results(root: Path) -> list[str]:
+    """A results index nested 100,000 deep."""
+    results = root / "g" / "results"
+    results.mkdir(exist_ok=True)
+    (results / "results.json").write_text("[" * 100_000 + "]" * 100_000)
+    return ["report", "g"]
+
+
+def _locked(root: Path) -> list[str]:
+    """The store held by another program's exclusive transaction."""
+    conn = sqlite3.connect(root / "g" / "run.sqlite", isolation_level=None)
+    conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+    conn.execute("BEGIN EXCLUSIVE")
+    conn.execute("UPDATE gasp_meta SET value = value WHERE key = 'run_id'")
+    OPEN.append(conn)
+    return ["analyze", "g"]
+
+
+def _alias_bomb(root: Path) -> list[str]:
+    """A YAML study file whose nested aliases expand to 9^9 nodes."""
+    lines = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
+    for level in range(1, 9):
+        lines.append(f"a{level}: &a{level} [" + ",".join([f"*a{level - 1}"] * 9) + "]")
+    (root / "bomb.yaml").write_text("\n".join(lines) + "\nstudy: more-of-the-same\n")
+    return ["run", "bomb.yaml", *MOCK, "--out", "bomb"]
+
+
+def _fifo(root: Path) -> list[str]:
+    os.mkfifo(root / "pipe.csv")
+    return ["export", "g", "pipe.csv"]
 
 
 def _generating(root: Path) -> Path:
@@ -195,6 +268,50 @@ CASES: list[Case] = [
         ],
     ),
     ("hub dataset name", lambda r, u: ["analyze", "someuser/stories", "--study", "narratives"]),
+    ("manifest not JSON", lambda r, u: ["analyze", _damaged(r, manifest="{not json")]),
+    ("manifest a JSON list", lambda r, u: ["analyze", _damaged(r, manifest="[1,2]")]),
+    ("item attributes not JSON", lambda r, u: ["analyze", _damaged(r, attributes="{oops")]),
+    ("item attributes null", lambda r, u: ["analyze", _damaged(r, attributes="null")]),
+    (
+        "resume on a damaged manifest",
+        lambda r, u: ["run", "pronoun-pairs", *MOCK, "--out", _damaged(r, manifest="{oops"),
+                      *GENERATE_ONLY],
+    ),
+    ("zeroed page, analysed", lambda r, u: _zeroed_page(r, "analyze")),
+    ("zeroed page, resumed", lambda r, u: _zeroed_page(r, "run")),
+    ("results nested 100,000 deep", lambda r, u: _deep_results(r)),
+    ("store locked by another program", lambda r, u: _locked(r)),
+    ("analysis seed -1", lambda r, u: ["analyze", "g", "--seed", "-1"]),
+    ("bootstrap of 10^9", lambda r, u: ["analyze", "g", "--bootstrap", "1000000000"]),
+    ("empty results compared", lambda r, u: ["compare", "a", "b", "--out", "c"]),
+    ("0-byte store analysed", lambda r, u: ["analyze", "a"]),
+    ("export into a FIFO", lambda r, u: _fifo(r)),
+    ("YAML alias bomb as a study file", lambda r, u: _alias_bomb(r)),
+    (
+        "names file with other columns",
+        lambda r, u: ["run", "narratives", *MOCK, "--study-option", "names_file=notes.csv",
+                      "--out", "n"],
+    ),
+    (
+        "/dev/urandom as names file",
+        lambda r, u: ["run", "narratives", *MOCK, "--study-option", "names_file=/dev/urandom",
+                      "--out", "n"],
+    ),
+    (
+        "/dev/zero as occupations file",
+        lambda r, u: ["run", "more-of-the-same", *MOCK, "--occupations-file", "/dev/zero",
+                      "--out", "z"],
+    ),
+    (
+        "/dev/zero as jobs file",
+        lambda r, u: ["run", "occugender", "-m", "mock/scoring", "--quick",
+                      "--study-option", "jobs_file=/dev/zero", "--out", "z"],
+    ),
+    (
+        "every request failed",
+        lambda r, u: ["run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake",
+                      "--base-url", SERVERS["failing"], "--out", "run", "--quiet"],
+    ),
     (
         "hf:// dataset name",
         lambda r, u: ["analyze", "hf://datasets/someuser/stories", "--study", "narratives"],
@@ -219,13 +336,15 @@ def main() -> int:
     parser.add_argument("--only", default="", help="keep the cases whose name holds this")
     args = parser.parse_args()
     env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong", "OPENAI_API_KEY": "wrong"}
-    tracebacks = multiline = writes = failing = 0
+    tracebacks = multiline = writes = slow = failing = 0
     with (
         tempfile.TemporaryDirectory() as made,
         FakeOpenAIServer(api_key="right", models=["fake"]) as server,
         FakeOpenAIServer(api_key="right", models_status=404) as no_list,
+        FakeOpenAIServer(fault_rate=1.0, faults=["malformed"], models=["fake"]) as broken,
     ):
         SERVERS["no-list"] = no_list.base_url
+        SERVERS["failing"] = broken.base_url
         env["OPENAI_BASE_URL"] = server.base_url
         TEMPLATE["run"] = Path(made) / "g"
         subprocess.run(
@@ -242,27 +361,41 @@ def main() -> int:
                 command = make(root, server.base_url)  # may write the case's own input
                 before = _snapshot(root)
                 start = time.monotonic()
-                result = subprocess.run(
-                    [sys.executable, "-m", "gasp", *command],
-                    cwd=root, env=env, capture_output=True, text=True, timeout=300,
-                )  # fmt: skip
+                bound = BOUNDS.get(name, BOUND_S)
+                try:
+                    result = subprocess.run(
+                        [sys.executable, "-m", "gasp", *command],
+                        cwd=root, env=env, capture_output=True, text=True, timeout=bound,
+                    )  # fmt: skip
+                except subprocess.TimeoutExpired as expired:
+                    err = expired.stderr or b""
+                    text = err.decode(errors="replace") if isinstance(err, bytes) else err
+                    result = subprocess.CompletedProcess(command, -1, "", text)
                 seconds = time.monotonic() - start
                 lines = result.stderr.strip().splitlines()
                 traced = "Traceback" in result.stderr
                 one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
-                wrote = _snapshot(root) != before
+                wrote = _snapshot(root) != before and name not in WORKS
                 while HELD:
                     HELD.pop().release()
+                while OPEN:
+                    OPEN.pop().close()
+                late = seconds >= bound
                 tracebacks += traced
                 multiline += not one_line
                 writes += wrote
-                ok = result.returncode == 2 and one_line and not traced and not wrote
+                slow += late
+                code = EXPECTED.get(name, 2)
+                ok = result.returncode == code and one_line and not (traced or wrote or late)
                 failing += not ok
                 shown = lines[0][:110] if lines else "(nothing on standard error)"
                 print(f"{'ok  ' if ok else 'FAIL'} {name:32s} exit {result.returncode} "
                       f"{seconds:5.1f} s  {shown}")  # fmt: skip
-    print(f"tracebacks: {tracebacks}  multi-line refusals: {multiline}  writes: {writes}")
-    print("target: 0, 0, 0")
+    print(
+        f"tracebacks: {tracebacks}  multi-line refusals: {multiline}  writes: {writes}  "
+        f"past their bound: {slow}"
+    )
+    print("target: 0, 0, 0, 0")
     return failing
 
 

@@ -20,7 +20,7 @@ MAX_LINES = 450
 #: Modules allowed to be longer, with the reason.
 SIZE_EXCEPTIONS: dict[str, str] = {}
 
-CORE = ("text", "stats", "associate", "names", "embeddings", "probe", "results")
+CORE = ("files", "text", "stats", "associate", "names", "embeddings", "probe", "results")
 ENGINE = ("backends", "runner", "store")
 
 #: Every package and top-level module of ``gasp``, by layer, lowest first. A package may

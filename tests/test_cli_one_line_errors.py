@@ -181,7 +181,7 @@ CASES: list[tuple[str, str, str]] = [
     # analysis options: refused before generation spends anything
     ('bootstrap -5',
      'run narratives -m mock/echo --bootstrap -5 --out {run}',
-     '--bootstrap must lie in [0, 1000000], got -5'),
+     '--bootstrap must lie in [0, 100000], got -5'),
     ('fdr-scope',
      'run -m mock/personas --fdr-scope bogus --out {run}',
      '--fdr-scope must be one of comparison, study'),
@@ -199,7 +199,7 @@ CASES: list[tuple[str, str, str]] = [
      'word-vector file not found: nope.kv'),
     ('permutations on analyze',
      'analyze {run} --permutations -1',
-     '--permutations must lie in [0, 1000000], got -1'),
+     '--permutations must lie in [0, 100000], got -1'),
     # analysis and report inputs
     ('analyze nothing',
      'analyze {tmp}/nothing',

@@ -187,8 +187,8 @@ from gasp.runner import FixedN, Item, RunOptions, StudyPlan, generate
 items = tuple(Item(key=("p", str(i)), prompt=f"Describe person {i}.", n=12) for i in range(20))
 plan = StudyPlan(kind="fleet-check", name="fleet-check", items=items, spec={}, stopping=FixedN())
 options = RunOptions(
-    progress=False, base_urls=sys.argv[2:], max_concurrency=6, commit_rows=4,
-    commit_interval_s=0.01, retry=RetryPolicy(base_delay_s=0.01, max_delay_s=0.05),
+    progress=False, base_urls=sys.argv[2:], max_concurrency=6,
+    retry=RetryPolicy(base_delay_s=0.01, max_delay_s=0.05),
 )
 summary = generate(plan, "openai-compatible/fake-model", sys.argv[1], options)
 print("COMPLETE" if summary.complete else "INCOMPLETE", flush=True)

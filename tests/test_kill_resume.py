@@ -19,8 +19,6 @@ study = load_study("more-of-the-same").restrict(subjects=["nurse", "pilot"], n=6
 options = RunOptions(
     progress=False,
     max_concurrency=4,
-    commit_rows=5,
-    commit_interval_s=0.01,
     backend_options={"latency_s": 0.02, "female_share": 0.6},
 )
 summary = generate(study, "mock/personas", sys.argv[1], options)

@@ -42,7 +42,7 @@ def _recording(**options: Any) -> tuple[Any, list[list[str]]]:
 
 
 def _opts(**kw: Any) -> RunOptions:
-    return RunOptions(progress=False, commit_rows=1, commit_interval_s=0.0, **kw)
+    return RunOptions(progress=False, **kw)
 
 
 def _texts(path: Path) -> dict[tuple[str, int], str]:

@@ -27,7 +27,8 @@ The public API (docs/api.md), imported on first use so that ``import gasp`` stay
 
 Packages and layers, lowest first (``tests/test_architecture.py`` keeps this true; a
 package imports its own layer and those below): the base (``errors``), the core
-(``text``, ``stats``, ``associate``, ``names``, ``embeddings``, ``probe``, ``results``),
+(``files``: input files read within bounds, ``text``, ``stats``, ``associate``, ``names``,
+``embeddings``, ``probe``, ``results``),
 the engine (``backends``, ``runner``, ``store``, ``io``: tables and other tools' files
 in), the report framework (``report``), ``studies`` (one package per study), the
 pipeline and interop (``pipeline``: a run's steps, checks and outputs; ``interop``:

@@ -23,6 +23,7 @@ from gasp.auditing._gate import (
     judge,
 )
 from gasp.auditing._junit import write_junit
+from gasp.auditing._lock import AuditLocked, lock_audit
 from gasp.auditing._models import model_folder_name, parse_models
 from gasp.auditing._page import write_audit_page
 from gasp.auditing._plan import AuditPlan, PlanRow
@@ -54,6 +55,7 @@ __all__ = [
     "STEP_FAILED_EXIT_CODE",
     "WORSE_EXIT_CODE",
     "AuditConfig",
+    "AuditLocked",
     "AuditModel",
     "AuditPlan",
     "Difference",
@@ -73,6 +75,7 @@ __all__ = [
     "execute",
     "is_audit_folder",
     "judge",
+    "lock_audit",
     "manifest_hash",
     "model_folder_name",
     "model_of_run",

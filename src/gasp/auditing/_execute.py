@@ -116,6 +116,7 @@ class RunSpec:
             "spec": model.spec,
             "variant_prompt": model.variant_prompt,
             "model_options": self.setup.recorded(),
+            **({"servers": self.setup.servers()} if self.setup.base_urls else {}),
             "seed": self.runner.seed,
             "quick": self.quick,
             "study_options": {k: _plain(v) for k, v in sorted(self.shape.items()) if v is not None},

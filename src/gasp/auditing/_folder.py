@@ -21,7 +21,7 @@ from typing import Any
 from gasp.auditing._scorecard import AuditModel, RunRecord
 from gasp.errors import ConfigError
 from gasp.io import RunPaths, run_folder_paths
-from gasp.results import INDEX_FILE
+from gasp.results import INDEX_FILE, unique_temporary
 
 #: The file an audit keeps in its folder.
 AUDIT_FILE = "audit.json"
@@ -149,7 +149,7 @@ def write_record(
         record["detect"] = old["detect"]
     out.mkdir(parents=True, exist_ok=True)
     path = out / AUDIT_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = unique_temporary(path)
     tmp.write_text(json.dumps(record, indent=2, sort_keys=False), encoding="utf-8")
     tmp.replace(path)
 

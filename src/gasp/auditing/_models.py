@@ -210,9 +210,17 @@ class ModelSetup:
         return dict(self.options)
 
     def recorded(self) -> dict[str, Any]:
-        """What the audit folder records of this model's backend (no server or key:
-        a model moved to another server is the same model)."""
+        """What the audit folder records of this model's backend options (the servers
+        are recorded apart, :meth:`servers`; the key is not recorded)."""
         return {k: str(v) for k, v in self.options}
+
+    def servers(self) -> list[str]:
+        """The servers this model is asked at, as recorded: each base URL without
+        credentials, query or trailing slash (a model moved to another server may answer
+        otherwise, so its answers are not taken as the new server's)."""
+        from gasp.backends import redact_url
+
+        return [(redact_url(url) or url).rstrip("/") for url in self.base_urls]
 
 
 def model_setups(

@@ -16,6 +16,7 @@ import numpy as np
 
 from gasp.auditing._scorecard import Scorecard
 from gasp.report import Section, escape, figure_html, new_figure, page_shell, save_figure
+from gasp.results import unique_temporary
 
 INDEX_FILE = "index.html"
 FIGURES_DIR = "figures"
@@ -273,7 +274,7 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
         table.add(_comparisons_table(card))
         sections.append(table)
     path = out / INDEX_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = unique_temporary(path)
     tmp.write_text(page_shell("gasp audit scorecard", sections), encoding="utf-8")
     tmp.replace(path)
     return path

@@ -348,17 +348,24 @@ def plan_audit(
     runs: dict[str, tuple[int, int, float]] = {}
     cost: float | None = 0.0
     unpriced: list[str] = []
-    timed: dict[tuple[str, str], float] = {}
+    timed: dict[tuple[Any, ...], float] = {}
     for spec in (s for s in specs if s.key not in unserved):
         requests, tokens, usd = _estimate(spec)
-        key = (spec.setup.model.spec, spec.study)
+        # each model on its own requests: a system-prompt variant's longer prompts, or
+        # other backend options, take their own time
+        key = (
+            spec.setup.model.spec,
+            spec.setup.model.variant_prompt,
+            spec.setup.options,
+            spec.study,
+        )
         if measure and key not in timed:
             try:
                 timed[key], how = seconds_per_request(spec, request_rate)
             except GaspError as exc:  # listed as not served when the audit runs
                 timed[key], how = 0.0, f"not timed on {spec.setup.model.spec} ({exc})"
-            if f"{spec.study}: {how}" not in assumptions:
-                assumptions.append(f"{spec.study}: {how}")
+            if f"{spec.key}: {how}" not in assumptions:
+                assumptions.append(f"{spec.key}: {how}")
         runs[spec.key] = (requests, tokens, requests * timed.get(key, 0.0))
         cost = None if usd is None or cost is None else cost + usd
         if usd is None and spec.setup.model.spec not in unpriced:

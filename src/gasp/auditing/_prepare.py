@@ -20,7 +20,9 @@ from typing import Any
 from gasp.auditing._execute import RunnerSettings, RunSpec, check_served, check_spec, run_spec
 from gasp.auditing._folder import check_folder, planned_sizes, sizing_changes, sizing_inputs
 from gasp.auditing._gate import FAIL_ON_WORSE
+from gasp.auditing._lock import lock_audit
 from gasp.auditing._models import (
+    ModelSetup,
     baseline_of,
     check_studies,
     model_setups,
@@ -35,6 +37,7 @@ from gasp.auditing._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_de
 from gasp.auditing._scorecard import AuditModel
 from gasp.errors import BackendError, ConfigError, MissingKeyError
 from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
+from gasp.store import StoreLock
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,6 +104,9 @@ class PreparedAudit:
     keys: bool = True
     #: The models whose API key is not set (a plan's notes; only with ``keys=False``).
     missing_keys: list[str] = dataclasses.field(default_factory=list)
+    #: The folder's lock (:mod:`gasp.auditing._lock`), taken when the folder existed;
+    #: :func:`gasp.auditing.execute` takes it otherwise, and releases it.
+    lock: StoreLock | None = None
 
 
 def _check_paths(out: Path, junit: Path | None) -> None:
@@ -197,7 +203,50 @@ def prepare_audit(
             )
             check_spec(spec)
             specs.append(spec)
-    missing_keys = resolve_setups(setups, keys=keys)
+    # an audit already running in this folder refuses this one before a server is asked
+    lock = lock_audit(out) if out.is_dir() else None
+    try:
+        missing_keys = resolve_setups(setups, keys=keys)
+        return _prepare_runs(
+            chosen,
+            names,
+            base,
+            out,
+            level,
+            config,
+            margins,
+            specs,
+            setups,
+            sizing,
+            kept,
+            lock,
+            keys=keys,
+            missing_keys=missing_keys,
+        )
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def _prepare_runs(
+    chosen: list[AuditModel],
+    names: list[str],
+    base: str | None,
+    out: Path,
+    level: float,
+    config: AuditConfig,
+    margins: dict[str, float],
+    specs: list[RunSpec],
+    setups: list[ModelSetup],
+    sizing: dict[str, Any],
+    kept: Mapping[str, Any] | None,
+    lock: StoreLock | None,
+    *,
+    keys: bool = True,
+    missing_keys: list[str] | None = None,
+) -> PreparedAudit:
+    """The folder's checks of :func:`prepare_audit`, once the folder's lock is held."""
     settings = {spec.key: spec.settings() for spec in specs}
     cleared = check_folder(out, settings, config.redo, sizing_changes(out, sizing))
     unserved: dict[str, str] = {}
@@ -215,8 +264,8 @@ def prepare_audit(
                 unserved[spec.key] = str(exc)
     return PreparedAudit(
         chosen, names, base, out, level, config, margins, specs, cleared,
-        twin_warnings(setups), kept_sizes=kept is not None,
-        sizing=sizing, unserved=unserved, keys=keys, missing_keys=missing_keys,
+        twin_warnings(setups), kept_sizes=kept is not None, sizing=sizing, unserved=unserved,
+        lock=lock, keys=keys, missing_keys=list(missing_keys or []),
     )  # fmt: skip
 
 

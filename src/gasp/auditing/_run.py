@@ -23,6 +23,7 @@ from gasp.auditing._execute import RunSpec, run_study
 from gasp.auditing._folder import SettingsChanged, clear_run, write_record
 from gasp.auditing._gate import judge
 from gasp.auditing._junit import write_junit
+from gasp.auditing._lock import lock_audit
 from gasp.auditing._models import scoped
 from gasp.auditing._page import write_audit_page
 from gasp.auditing._plan import AuditPlan, parse_detect, plan_audit, with_default_targets
@@ -142,6 +143,16 @@ def plan(audit: PreparedAudit, *, measure: bool = True) -> tuple[PreparedAudit, 
 
 def execute(audit: PreparedAudit, console: Console | None = None, title: str = "") -> Scorecard:
     """Run a prepared audit (resuming), write its scorecard, page and JUnit file."""
+    lock = lock_audit(audit.out, audit.lock)  # a second audit on the folder is refused
+    try:
+        return _execute(audit, console, title)
+    finally:
+        lock.release()
+        if audit.lock is not None:
+            audit.lock.release()
+
+
+def _execute(audit: PreparedAudit, console: Console | None, title: str) -> Scorecard:
     config = audit.config
     console = console or Console(stderr=True, quiet=config.quiet)
     settings = {spec.key: spec.settings() for spec in audit.specs}

@@ -24,7 +24,14 @@ from gasp.auditing._difference import DifferenceSettings, compare_readings
 from gasp.errors import GaspError
 from gasp.io import RunPaths
 from gasp.report import REPORT_FILE
-from gasp.results import CLOSER_TO_REFERENCE, HIGHER, NEITHER, AuditResults, MetricReading
+from gasp.results import (
+    CLOSER_TO_REFERENCE,
+    HIGHER,
+    NEITHER,
+    AuditResults,
+    MetricReading,
+    unique_temporary,
+)
 from gasp.stats import bh_q_values
 from gasp.studies import get_study_type
 
@@ -407,7 +414,7 @@ def write_scorecard(card: Scorecard, out: Path) -> Path:
     """Write ``out/scorecard.json`` atomically; return its path."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / SCORECARD_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = unique_temporary(path)
     tmp.write_text(json.dumps(card.to_json(), indent=2, allow_nan=False), encoding="utf-8")
     tmp.replace(path)
     return path

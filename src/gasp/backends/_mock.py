@@ -55,8 +55,12 @@ class MockBackend(ModelBackend):
         supports_batching: bool = False,
         batch_size: int = 16,
         scorer: Scorer | None = None,
+        latency_per_word_s: float = 0.0,
     ) -> None:
         self.responder = responder
+        #: Extra latency per word of a generation request's messages (a longer prompt,
+        #: a system prompt say, takes longer, as on a real engine).
+        self.latency_per_word_s = latency_per_word_s
         self.scorer = scorer
         if scorer is not None:
             self.capabilities = frozenset({Capability.GENERATE, Capability.SCORE})
@@ -72,18 +76,24 @@ class MockBackend(ModelBackend):
         self.batch_sizes: list[int] = []
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        """Answer one request after ``latency_s``, or raise an injected fault."""
-        if self.latency_s > 0:
-            await asyncio.sleep(self.latency_s)
+        """Answer one request after ``latency_s`` (and ``latency_per_word_s`` per word of
+        its messages), or raise an injected fault."""
+        await self._wait([request])
         return self._answer(request)
+
+    async def _wait(self, requests: Sequence[GenerationRequest]) -> None:
+        words = sum(len(m.content.split()) for r in requests for m in r.messages)
+        delay = self.latency_s + self.latency_per_word_s * words
+        if delay > 0:
+            await asyncio.sleep(delay)
 
     async def generate_batch(
         self, requests: Sequence[GenerationRequest]
     ) -> list[GenerationResponse]:
-        """Answer a batch at once (one latency for the whole batch)."""
+        """Answer a batch at once (one latency for the whole batch, and the per-word
+        latency of all its requests' words)."""
         self.batch_sizes.append(len(requests))
-        if self.latency_s > 0:
-            await asyncio.sleep(self.latency_s)
+        await self._wait(requests)
         for request in requests[1:]:
             self.calls[request.key] += 1
         # the whole batch fails or succeeds together, decided by its first request
@@ -152,7 +162,8 @@ def request_rng(seed: int, request: GenerationRequest) -> np.random.Generator:
 def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> MockBackend:
     """Build ``mock/<script>``: ``echo``, ``personas``, ``constant`` or ``scoring``.
 
-    Options: ``seed``, ``latency_s``, ``failure_rate``, ``batching`` (bool),
+    Options: ``seed``, ``latency_s``, ``latency_per_word_s`` (more per word of a
+    generation request's messages), ``failure_rate``, ``batching`` (bool),
     ``batch_size``; for ``personas`` also ``female_share``, ``nonbinary_share``,
     ``bias`` and ``sentences`` (see :class:`PersonaMix`); for ``constant``
     ``text``; for ``scoring`` ``table``, ``unknown_p`` and ``boost`` (see
@@ -162,6 +173,7 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
     opts = Options(options, provider=f"mock/{script}")
     seed = opts.get_int("seed", 0, minimum=0)
     latency_s = opts.get_float("latency_s", 0.0, minimum=0.0)
+    per_word = opts.get_float("latency_per_word_s", 0.0, minimum=0.0)
     failure_rate = opts.get_float("failure_rate", 0.0, minimum=0.0, maximum=1.0)
     batching = opts.get_bool("batching", False)
     batch_size = opts.get_int("batch_size", 16, minimum=1)
@@ -210,4 +222,5 @@ def make_mock_backend(script: str, options: Mapping[str, Any] | None = None) -> 
         supports_batching=batching,
         batch_size=batch_size,
         scorer=scorer,
+        latency_per_word_s=per_word,
     )

@@ -246,7 +246,9 @@ class ResilientModel:
                 faults.append(decision.kind)
                 self.fault_counts[decision.kind] += 1
                 if decision.action is FaultAction.GIVE_UP or attempt == self.retry.max_attempts:
-                    logger.warning(
+                    # a note, not a warning: the run's summary (or its one-line error when
+                    # every request failed) counts the failed requests by kind
+                    logger.info(
                         "%s: giving up after %d attempt(s): %s",
                         self.model_id,
                         attempt,
@@ -326,4 +328,10 @@ class ResilientModel:
     ) -> AnyResponse:
         detail = f"{decision.kind}: {decision.message}" if decision.message else decision.kind
         error = f"{detail} (after {attempts} attempt(s))"
+        asked = decision.retry_after_s
+        if asked is not None and asked > self.retry.max_delay_s:  # capped: said so
+            error += (
+                f"; the server asked to wait {asked:g} s (Retry-After), gasp waits at most "
+                f"{self.retry.max_delay_s:g} s per attempt"
+            )
         return error_response(request, self.model_id, error, tuple(faults), attempts)

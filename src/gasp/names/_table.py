@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.files import check_input_file
 from gasp.names._keys import name_key
 
 _GENDER = {"f": "female", "female": "female", "w": "female", "m": "male", "male": "male"}
@@ -26,7 +27,7 @@ def _column(columns: dict[str, str], options: tuple[str, ...]) -> str | None:
 
 def read_name_table(path: str | Path) -> pd.DataFrame:
     """Per-name female and male counts from the CSV at ``path`` (see the module)."""
-    file = Path(path)
+    file = check_input_file(path, "name table")  # no device, pipe or huge file
     raw = None
     for encoding in ("utf-8", "latin-1"):  # UTF-8, else Latin-1 (as the UCI table is)
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
+from gasp.errors import ConfigError
 from gasp.pipeline._settings import check_settings, names_of
 
 
@@ -43,6 +44,8 @@ def analysis_options(
         "examples_per_word": examples_per_word, "threshold": threshold,
     }  # fmt: skip
     check_settings(given, names_of("analysis"))
+    if seed is not None and seed < 0:  # NumPy's generators take non-negative seeds
+        raise ConfigError(f"--seed must be a non-negative whole number, got {seed}")
     return {
         "min_samples": min_samples,
         "min_share": min_share,

@@ -9,6 +9,7 @@ DataFrame or another tool's log: the study named) and writes the results folder.
 from __future__ import annotations
 
 import dataclasses
+import sqlite3
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,7 @@ def analyze_source(
     options of :func:`~gasp.pipeline.analysis_options`; those left unset take the
     values the run used, so re-analysing a run reproduces its results."""
     from gasp.io import locate_run, missing_input_line
-    from gasp.store import read_manifest
+    from gasp.store import damaged_store, read_manifest
     from gasp.studies import get_study_type, study_type_of_manifest
 
     path = Path(source) if isinstance(source, str | Path) else None
@@ -112,7 +113,10 @@ def analyze_source(
         )
     else:
         note = generation_note(store)
-        outcome = study_type.analyze(store, results, options)
+        try:
+            outcome = study_type.analyze(store, results, options)
+        except sqlite3.DatabaseError as exc:  # a damaged page, a store locked elsewhere
+            raise damaged_store(store, exc) from None
         note_analysis(note, results)
     return AnalysisOutcome(study_type, results, tuple(outcome.get("lines", ())))
 

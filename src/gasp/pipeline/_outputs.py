@@ -65,7 +65,7 @@ def check_export_target(store: Path, out: Path, *, overwrite: bool = False) -> N
     """Refuse an export before it reads the run: a run another process is generating
     now (its export would miss what is still to come), an output that is a folder, and
     an existing file that is not an earlier export of this run (unless ``overwrite``)."""
-    from gasp.store import RunStore, export_format, lock_holder
+    from gasp.store import RunStore, check_output_file, export_format, lock_holder
 
     export_format(out)
     holder = lock_holder(store)
@@ -76,6 +76,7 @@ def check_export_target(store: Path, out: Path, *, overwrite: bool = False) -> N
         )
     if out.is_dir():
         raise ConfigError(f"{out} is a folder; give the file to write (.parquet, .csv, .jsonl)")
+    check_output_file(out)
     if overwrite or not (out.exists() or out.is_symlink()):
         return
     with RunStore.open(store) as opened:
@@ -94,12 +95,15 @@ def export_run(
     table: str | None = None,
     include_errors: bool = True,
     overwrite: bool = False,
+    raw_csv: bool = False,
 ) -> ExportOutcome:
     """Export the samples, scores or items of ``run`` (a run folder or store) to ``out``
     (Parquet, CSV or JSON Lines by its extension). When the table is empty nothing is
     written and the outcome counts the rows of every table instead. Refused before
     anything is read (:func:`check_export_target`): a run being generated, an existing
-    file that is not an earlier export of this run (unless ``overwrite``)."""
+    file that is not an earlier export of this run (unless ``overwrite``). A CSV file's
+    cells that a spreadsheet would run as a formula are neutralised unless ``raw_csv``
+    (:func:`gasp.store.neutralise_formula`)."""
     from gasp.io import locate_run
     from gasp.store import RunStore, default_table, export
 
@@ -109,7 +113,7 @@ def export_run(
     if store is None:
         raise DataError(f"no run store at {run}; give a run folder or a .sqlite run store")
     check_export_target(store, out, overwrite=overwrite)
-    path = export(store, out, include_errors=include_errors, table=table)
+    path = export(store, out, include_errors=include_errors, table=table, raw_csv=raw_csv)
     if path is not None:
         return ExportOutcome(path, table or "", {})
     with RunStore.open(store) as opened:

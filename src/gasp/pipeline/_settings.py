@@ -23,6 +23,11 @@ from gasp.errors import ArgumentError, ArgumentTypeError
 Kind = Literal["bool", "int", "float", "text", "path", "texts"]
 Group = Literal["shape", "decoding", "runner", "analysis", "probe"]
 
+#: The most resamples (``bootstrap``, ``permutations``) an analysis draws: each holds
+#: the statistics of every unit, so 10^9 of them asked for tens of gigabytes.
+MAX_RESAMPLES = 100_000
+#: The most example texts kept per word (each is copied into the results).
+MAX_EXAMPLES_PER_WORD = 1_000
 #: Help panels of the command line for settings only some studies read.
 SOME_STUDIES = "Some studies"
 MORE_OF_THE_SAME = "More of the Same only"
@@ -158,12 +163,13 @@ SETTINGS: tuple[Setting, ...] = (
        default=False, panel=MORE_OF_THE_SAME),
     _S("srb_embeddings", "Word embeddings for SRB (default glove; --embeddings is its old "
        "name).", "analysis", old_flags=("--embeddings",), panel=MORE_OF_THE_SAME),
-    _S("bootstrap", "Draws behind each interval (0: none; docs/intervals.md).", "analysis",
-       kind="int", minimum=0, maximum=1_000_000, panel=SOME_STUDIES),
-    _S("permutations", "Label shuffles of the permutation test (0: none).", "analysis",
-       kind="int", minimum=0, maximum=1_000_000, panel=MORE_OF_THE_SAME),
-    _S("examples_per_word", "Example generations saved per significant word (default 50).",
-       "analysis", kind="int", minimum=1),
+    _S("bootstrap", "Draws behind each interval (0: none; docs/intervals.md; at most "
+       "100,000: the memory each draw holds bounds it).", "analysis", kind="int", minimum=0,
+       maximum=MAX_RESAMPLES, panel=SOME_STUDIES),
+    _S("permutations", "Label shuffles of the permutation test (0: none; at most 100,000).",
+       "analysis", kind="int", minimum=0, maximum=MAX_RESAMPLES, panel=MORE_OF_THE_SAME),
+    _S("examples_per_word", "Example generations saved per significant word (default 50, "
+       "at most 1,000).", "analysis", kind="int", minimum=1, maximum=MAX_EXAMPLES_PER_WORD),
     # the probe (the probe package checks the rule's choices)
     _S("probe_embeddings", "Embeddings of the probe's clustering (minilm, glove, a file).",
        "probe", default="minilm", panel=MORE_OF_THE_SAME),

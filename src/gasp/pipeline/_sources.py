@@ -81,19 +81,17 @@ def analyze_texts(
 
 def study_type_of_results(results: Path) -> StudyType:
     """The study type that produced a results folder (recorded in ``results.json``)."""
-    import json
-
-    from gasp.results import INDEX_FILE
+    from gasp.results import INDEX_FILE, read_json_file
     from gasp.studies import DEFAULT_STUDY_KIND, get_study_type
 
     meta_file = results / INDEX_FILE
-    if not meta_file.is_file():
-        raise DataError(f"no saved results at {results}; run `gasp analyze` first")
+    missing = f"no saved results at {results}; run `gasp analyze` first"
     try:
-        meta = json.loads(meta_file.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DataError(f"cannot read {meta_file}: {exc}") from None
-    kind = meta.get("meta", meta).get("study_kind") if isinstance(meta, dict) else None
+        meta = read_json_file(meta_file, missing)
+    except OSError as exc:
+        raise DataError(f"cannot read {meta_file}: {exc.strerror or exc}") from None
+    inner = meta.get("meta", meta)
+    kind = inner.get("study_kind") if isinstance(inner, dict) else None
     return get_study_type(str(kind or DEFAULT_STUDY_KIND))
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gasp.report._html import Section, escape, page_shell
+from gasp.results import unique_temporary
 
 #: File name of the index page.
 INDEX_FILE = "index.html"
@@ -73,7 +74,7 @@ def write_index(
     rows = "".join(_row(entry, folder.resolve()) for entry in entries)
     section.add(f"<table>{head}{rows}</table>")
     path = folder / INDEX_FILE
-    tmp = path.with_name(f".{path.name}.tmp")
+    tmp = unique_temporary(path)
     tmp.write_text(page_shell(title, [section], subtitle), encoding="utf-8")
     tmp.replace(path)
     return path

@@ -22,7 +22,7 @@ from gasp.report._html import (
     slug,
 )
 from gasp.report._viewer import ViewerText
-from gasp.results import TableLayout
+from gasp.results import TableLayout, unique_temporary
 
 TABLES_DIR = "tables"
 FIGURES_DIR = "figures"
@@ -163,7 +163,7 @@ class ReportWriter:
         """Write the page to ``out_dir/filename`` (atomically) and return its path."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / filename
-        tmp = path.with_name(f".{path.name}.tmp")
+        tmp = unique_temporary(path)
         tmp.write_text(self.render(), encoding="utf-8")
         tmp.replace(path)
         self._remove_stale()

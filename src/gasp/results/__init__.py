@@ -13,6 +13,9 @@ from gasp.results._container import (
     AuditResults,
     TableLayout,
     mark_incomplete,
+    read_json_file,
+    replace_with,
+    unique_temporary,
 )
 from gasp.results._examples import (
     EXAMPLE_GROUPS,
@@ -85,7 +88,9 @@ __all__ = [
     "mark_incomplete",
     "mean_of",
     "plain_text",
+    "read_json_file",
     "record_headline",
+    "replace_with",
     "results_schema",
     "sample_genders",
     "sample_id",
@@ -93,6 +98,7 @@ __all__ = [
     "split_cap",
     "table",
     "trim_examples",
+    "unique_temporary",
     "unit_interval",
     "with_interval",
     "word_spans",

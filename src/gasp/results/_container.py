@@ -11,8 +11,11 @@ and nothing else.
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping
+import os
+import secrets
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,9 +113,7 @@ class AuditResults:
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
         for name, table in self.tables.items():
-            tmp = out / f".{name}.csv.tmp"
-            table.to_csv(tmp, index=False)
-            tmp.replace(out / f"{name}.csv")
+            replace_with(out / f"{name}.csv", functools.partial(_write_csv, table))
         if self.examples is not None:
             _write_json(out / EXAMPLES_FILE, self.examples)
         elif (out / EXAMPLES_FILE).is_file():
@@ -138,8 +139,14 @@ class AuditResults:
         index = _read_json(
             path / INDEX_FILE, f"no audit results in {path} (results.json is missing)"
         )
+        names = index.get("tables")
+        if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+            raise DataError(
+                f"{path / INDEX_FILE} lists no table: it is empty or not results of gasp; "
+                "analyse the run again"
+            )
         tables = {}
-        for name in index.get("tables", []):
+        for name in names:
             csv_path = path / f"{name}.csv"
             try:
                 tables[name] = pd.read_csv(csv_path, keep_default_na=True)
@@ -165,19 +172,62 @@ def mark_incomplete(folder: str | Path, sentence: str) -> None:
     _write_json(path, index, indent=2)
 
 
+#: The largest results index or examples file read (a results file of gasp holds a few
+#: megabytes; a bigger one is not one, and reading it whole would take the memory).
+MAX_JSON_BYTES = 512 * 1024**2
+
+
+def _write_csv(table: pd.DataFrame, path: Path) -> None:
+    table.to_csv(path, index=False)
+
+
+def unique_temporary(path: Path) -> Path:
+    """A temporary name beside ``path`` that no other process or thread uses (its process
+    id and a random part): concurrent writers of one file never share a temporary file,
+    and the last one to finish replaces ``path`` whole."""
+    return path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(6)}.tmp")
+
+
+def replace_with(path: Path, write: Callable[[Path], object]) -> None:
+    """Write ``path`` through a unique temporary file (``write(tmp)``), then move it into
+    place; the temporary file never outlives a failure."""
+    tmp = unique_temporary(path)
+    try:
+        write(tmp)
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def _write_json(path: Path, data: Any, indent: int | None = None) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(json.dumps(data, indent=indent, default=str), encoding="utf-8")
-    tmp.replace(path)
+    text = json.dumps(data, indent=indent, default=str)
+    replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+
+
+def read_json_file(path: Path, missing: str) -> dict[str, Any]:
+    """A results file's JSON object, read within :data:`MAX_JSON_BYTES` and Python's
+    nesting limit: a missing, huge, non-UTF-8, malformed, too deeply nested or non-object
+    file is a :class:`DataError` in one line (``missing`` when it does not exist)."""
+    return _read_json(path, missing)
 
 
 def _read_json(path: Path, missing: str) -> dict[str, Any]:
     if not path.is_file():
         raise DataError(missing)
+    size = path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise DataError(
+            f"{path} holds {size:,} bytes, more than results hold "
+            f"({MAX_JSON_BYTES:,}); it is not a results file of gasp"
+        )
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         raise DataError(f"{path} is not valid JSON: {exc.msg}") from exc
+    except UnicodeDecodeError:
+        raise DataError(f"{path} is not UTF-8 text") from None
+    except RecursionError:
+        raise DataError(f"{path} is nested too deeply to be results") from None
     if not isinstance(data, dict):
         raise DataError(f"{path} does not hold a JSON object")
     return data

@@ -255,6 +255,7 @@ class BatchRun:
             if file_id:
                 lines.extend(await client.content(file_id))
         answered: set[str] = set()
+        loop.writer.deferred = True  # the answers are committed below with the batch's state
         for line in lines:
             key = str(line.get("custom_id"))
             request = self.requests.get(key)
@@ -268,8 +269,8 @@ class BatchRun:
             request = self.requests.get(key)
             if request is not None and key not in answered and key in loop.in_flight:
                 self._record(request, client.failure(request, why, kind))
-        samples, loop.samples = loop.samples, []
-        scores, loop.scores = loop.scores, []
+        loop.writer.deferred = False
+        samples, scores = loop.writer.take_buffered()
         self.ledger.commit(dataclasses.replace(record, status="collected"), samples, scores)
         loop.flush()  # the item states (derived data)
         for key in record.request_keys:

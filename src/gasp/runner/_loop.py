@@ -3,9 +3,9 @@ item's stopping rule what it needs next.
 
 The loop is the stream's request source: :meth:`ItemLoop.take` hands out the next
 requests (enforcing the request and cost budgets), and each answer that comes back
-is recorded, buffered and committed in short transactions by this one writer; a timer
-commits the buffer within :data:`MAX_COMMIT_DELAY_S` whether or not
-another answer follows, so a kill loses no older answer and a resume asks for none.
+is committed (:class:`~gasp.runner._answers.AnswerWriter`), in its own transaction,
+before the next answer is taken: a kill at any moment loses only requests still in
+flight, and a resume asks for none of what was received.
 """
 
 from __future__ import annotations
@@ -28,18 +28,17 @@ from gasp.backends import (
     StopReason,
     cost_usd,
 )
+from gasp.errors import RunFailed
+from gasp.runner._answers import AnswerWriter
 from gasp.runner._blocks import Member, chunks, fixed_batch_size, plan_blocks
 from gasp.runner._items import CAPPED, NEED, SKIPPED, Item, ItemProgress, RequestKind, StudyPlan
-from gasp.runner._plan import Request, build_request, estimate_item_cost, sample_seed
+from gasp.runner._plan import Request, build_request, estimate_item_cost
 from gasp.runner._progress import RunProgress
+from gasp.runner._signals import SignalStop
 from gasp.runner._summary import RunOptions, RunSummary
-from gasp.store import ItemStateRecord, RunStore, SampleRecord, ScoreRecord, utc_now
+from gasp.store import ItemStateRecord, RunStore, damaged_store
 
 Response = GenerationResponse | ScoreResponse
-
-#: The longest an answer waits in the buffer, whatever ``commit_interval_s`` says.
-MAX_COMMIT_DELAY_S = 0.5
-_MIN_TICK_S = 0.01  # the commit timer's shortest wait
 
 
 def failure_kind(response: Response) -> str:
@@ -95,14 +94,16 @@ class ItemLoop:
         self.resent: set[str] = set()
         self.in_flight: dict[str, tuple[ItemState, int, float]] = {}
         self.attempted: set[tuple[tuple[str, ...], int]] = set()
-        self.samples: list[SampleRecord] = []
-        self.scores: list[ScoreRecord] = []
+        self.writer = AnswerWriter(self.store, opts.seed, self.summary)
         self.dirty: set[tuple[str, ...]] = set()
-        self.last_flush = time.monotonic()
-        self.timer: asyncio.TimerHandle | None = None
+        #: The run's stop signals (:mod:`gasp.runner._signals`): once one came, no new
+        #: request is taken and the answers under way are read until the drain ends.
+        self.stop: SignalStop | None = None
         self.spent = 0.0
         self.committed_estimate = 0.0
         self.failed_kinds: collections.Counter[str] = collections.Counter()
+        #: The last error a failed request ended with (the server's words, as told).
+        self.last_error: str | None = None
         self.faults: collections.Counter[str] = collections.Counter()
         self.progress = RunProgress(
             plan.name,
@@ -149,19 +150,17 @@ class ItemLoop:
     async def run(self) -> None:
         """Request everything the items need; record the session in the store."""
         session = self.begin()
-        failed = True
+        failed, interrupted = True, False
         try:
-            try:
-                async for request, response in self.model.stream(self):
-                    self.record(request, response)
-                    self._maybe_flush()
-            finally:
-                if self.timer is not None:
-                    self.timer.cancel()
-                self.flush()
+            async for request, response in self.model.stream(self):
+                self.record(request, response)
             failed = False
+            interrupted = self.stop is not None and self.stop.stopping  # drained
+        except (asyncio.CancelledError, KeyboardInterrupt):
+            interrupted = True  # a signal: every answer received is stored already
+            raise
         finally:
-            self.end(session, failed=failed)
+            self.end(session, failed=failed, interrupted=interrupted)
 
     def begin(self) -> int:
         """Start a session: take the stored answers, queue what the items still need and
@@ -170,8 +169,11 @@ class ItemLoop:
         summary = self.summary
         summary.run_id = self.store.run_id
         summary.model_id = self.model.model_id
-        session = self.store.begin_session()
-        summary.resumed = self.load()
+        try:
+            session = self.store.begin_session()
+            summary.resumed = self.load()
+        except sqlite3.DatabaseError as exc:  # a damaged page: one line, not a traceback
+            raise damaged_store(self.store.path, exc) from None
         if self.block_size is not None:
             self._plan_blocks(self.block_size)
         for state in self.states.values():
@@ -179,20 +181,31 @@ class ItemLoop:
         self.progress.start(sum(self.expected.values()), summary.resumed)
         return session
 
-    def end(self, session: int, *, failed: bool) -> None:
+    def end(self, session: int, *, failed: bool, interrupted: bool = False) -> None:
         """Finish a session: stop the progress display, write the item states and
-        record the session's outcome (``failed``: it ended with an exception)."""
+        record the session's outcome (``failed``: it ended with an exception, recorded
+        as ``error``; ``interrupted``: a signal stopped it). A run that failed is never
+        recorded complete."""
         summary = self.summary
         self.progress.stop()
         self._finish()
         summary.elapsed_s = time.monotonic() - self.started
         if failed:
+            summary.complete = False
+        if interrupted and not summary.complete:
+            outcome = "interrupted"
+        elif failed:
             outcome = "error"
         elif summary.complete:
             outcome = "complete"
         else:
             outcome = summary.stopped or "incomplete"
-        self.store.end_session(session, outcome, summary.to_dict())
+        try:
+            self.store.end_session(session, outcome, summary.to_dict())
+        except sqlite3.Error:
+            if not failed:
+                raise
+            # the session stays open in the store; the answers are committed already
 
     def take(self, limit: int) -> list[Request]:
         """Up to ``limit`` requests ready now, within the request and cost budgets."""
@@ -203,6 +216,10 @@ class ItemLoop:
             self.resending = {(s.item.key, i) for s, i, keep in block if not keep}
         requests: list[Request] = []
         opts = self.opts
+        if self.stop is not None and self.stop.stopping:
+            self.queue.clear()
+            self.blocks.clear()
+            return requests
         while self.queue and len(requests) < limit:
             if opts.max_requests is not None and self.summary.requests >= opts.max_requests:
                 self.summary.stopped = f"--max-requests {opts.max_requests} reached"
@@ -237,6 +254,18 @@ class ItemLoop:
             requests.append(request)
         return requests
 
+    def all_failed(self) -> RunFailed | None:
+        """When every request of this session failed and the store holds no answer: the
+        one-line error that says so with the server's last error (else None)."""
+        summary = self.summary
+        if summary.generated or summary.resumed or not summary.failed or summary.stopped:
+            return None
+        error = " ".join((self.last_error or "no error was told").split())[:300]
+        kinds = ", ".join(f"{n} {k}" for k, n in self.failed_kinds.most_common())
+        return RunFailed(
+            f"every request failed ({summary.failed}: {kinds}); the last error: {error}"
+        )
+
     def _plan_blocks(self, size: int) -> None:
         """Queue the first-round blocks with a sample still missing (see _blocks.py)."""
         stopping = self.plan.stopping
@@ -263,13 +292,12 @@ class ItemLoop:
         for kind in response.fault_kinds:
             self.faults[kind] += 1
         if isinstance(response, ScoreResponse):
-            ok = response.ok
-            self._store_scores(state, index, response)
+            ok = self.writer.commit(state.item, index, response) and response.ok
             if self.price is not None:
                 self.spent += cost_usd(self.price, response.prompt_tokens or 0, 1) if ok else 0.0
         else:
-            ok = response.stop_reason != StopReason.ERROR
-            self._store_sample(state, index, response)
+            ok = self.writer.commit(state.item, index, response)
+            ok = ok and response.stop_reason != StopReason.ERROR
             if self.price is not None:
                 if response.prompt_tokens is None and response.completion_tokens is None:
                     self.spent += estimate if ok else 0.0
@@ -286,66 +314,11 @@ class ItemLoop:
         else:
             self.summary.failed += 1
             self.failed_kinds[failure_kind(response)] += 1
+            self.last_error = response.error or self.last_error
             state.add_failure(index)
         self.schedule(state)
-
-    def _store_sample(self, state: ItemState, index: int, response: GenerationResponse) -> None:
-        is_error = response.stop_reason == StopReason.ERROR
-        self.samples.append(
-            SampleRecord(
-                item_id=state.item.item_id,
-                sample_index=index,
-                seed=sample_seed(self.opts.seed, state.item.key, index),
-                text=None if is_error else response.text,
-                stop_reason=str(response.stop_reason),
-                error=response.error,
-                fault_kinds=",".join(response.fault_kinds) or None,
-                model_id=response.model_id,
-                prompt_tokens=response.prompt_tokens,
-                completion_tokens=response.completion_tokens,
-                latency_s=response.latency_s,
-                attempts=response.attempts,
-                created_at=utc_now(),
-                queue_s=response.queue_s,
-            )
-        )
-
-    def _store_scores(self, state: ItemState, index: int, response: ScoreResponse) -> None:
-        now = utc_now()
-        common = {
-            "item_id": state.item.item_id,
-            "sample_index": index,
-            "fault_kinds": ",".join(response.fault_kinds) or None,
-            "model_id": response.model_id,
-            "prompt_tokens": response.prompt_tokens,
-            "latency_s": response.latency_s,
-            "attempts": response.attempts,
-            "created_at": now,
-            "queue_s": response.queue_s,
-        }
-        if not response.ok:
-            for candidate in state.item.candidates:
-                self.scores.append(
-                    ScoreRecord(
-                        candidate=candidate,
-                        logprob=None,
-                        status="error",
-                        error=response.error,
-                        **common,  # type: ignore[arg-type]
-                    )
-                )
-            return
-        for score in response.scores:
-            self.scores.append(
-                ScoreRecord(
-                    candidate=score.candidate,
-                    logprob=score.logprob,
-                    tokens=tuple(score.tokens),
-                    token_ids=tuple(score.token_ids) or None,
-                    approximate=score.approximate,
-                    **common,  # type: ignore[arg-type]
-                )
-            )
+        if self.dirty and not self.writer.deferred:  # decisions the answer settled, right after it
+            self.flush()
 
     def schedule(self, state: ItemState) -> None:
         """Queue what an item needs next (each sample at most once per session)."""
@@ -368,31 +341,11 @@ class ItemLoop:
 
     # -- writing
 
-    def _maybe_flush(self) -> None:
-        buffered, wait = len(self.samples) + len(self.scores), time.monotonic() - self.last_flush
-        delay = min(self.opts.commit_interval_s, MAX_COMMIT_DELAY_S)
-        if (buffered or self.dirty) and (buffered >= self.opts.commit_rows or wait >= delay):
-            self.flush()
-        elif buffered and self.timer is None:  # commit these even if no answer follows
-            loop = asyncio.get_running_loop()
-            self.timer = loop.call_later(max(_MIN_TICK_S, delay - wait), self._on_timer)
-
-    def _on_timer(self) -> None:
-        self.timer = None
-        self._maybe_flush()
-
     def flush(self) -> None:
-        """Commit the buffered rows and the changed item states."""
-        samples, self.samples = self.samples, []
-        scores, self.scores = self.scores, []
-        if samples:
-            self.store.write_samples(samples)
-        if scores:
-            self.store.write_scores(scores)
+        """Commit the changed item states (answers are committed as they arrive)."""
         if self.dirty:
             self.store.write_item_states(self._state_records(self.dirty))
             self.dirty = set()
-        self.last_flush = time.monotonic()
 
     def _state_records(self, keys: set[tuple[str, ...]]) -> list[ItemStateRecord]:
         records = []

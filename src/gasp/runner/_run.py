@@ -41,6 +41,7 @@ from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
 from gasp.runner._plan import build_request, estimate_plan
+from gasp.runner._signals import SignalStop, stop_on_signals
 from gasp.runner._summary import RunOptions, RunSummary
 from gasp.runner._sync import run_sync
 from gasp.store import (
@@ -84,7 +85,36 @@ async def agenerate(
     *,
     console: Console | None = None,
 ) -> RunSummary:
-    """The async runner behind :func:`generate`."""
+    """The async runner behind :func:`generate`.
+
+    SIGINT, SIGTERM and SIGHUP stop it cleanly (see :mod:`gasp.runner._signals`): every
+    answer received is in the store, and :class:`gasp.errors.Interrupted` is raised.
+    """
+    with stop_on_signals() as stop:
+        try:
+            summary = await _agenerate(
+                study, model, store_path, options, console=console, stop=stop
+            )
+        except asyncio.CancelledError:
+            interrupted = None if stop is None else stop.interrupted()
+            if interrupted is not None:
+                raise interrupted from None
+            raise
+        interrupted = None if stop is None else stop.interrupted()
+        if interrupted is not None:  # drained: every answer under way was committed
+            raise interrupted
+        return summary
+
+
+async def _agenerate(
+    study: StudyPlan | Plannable,
+    model: str | ModelBackend,
+    store_path: str | Path | None,
+    options: RunOptions | None,
+    *,
+    console: Console | None,
+    stop: SignalStop | None,
+) -> RunSummary:
     opts = options or RunOptions()
     opts.validate()
     plan = as_plan(study)
@@ -152,6 +182,7 @@ async def agenerate(
             )
         store.write_items(item_records(plan))
         loop = ItemLoop(plan, store, wrapper, opts, decoding, summary, price, console)
+        loop.stop = stop
         if client is None or opts.batch is None:
             warn_open_batches(store.batch_ledger(), console)
             await loop.run()
@@ -161,6 +192,11 @@ async def agenerate(
         store.close()
         lock.release()
         await session.aclose()
+    # a failed run (exit 1), not one with nothing to analyse; a provider batch run's
+    # failed batches are its summary's (the next run submits them again)
+    failure = loop.all_failed() if opts.batch is None else None
+    if failure is not None:
+        raise failure
     return summary
 
 

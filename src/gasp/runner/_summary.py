@@ -95,8 +95,6 @@ class RunOptions:
     progress: bool = True
     progress_interval_s: float | None = None
     backend_options: Mapping[str, Any] | None = None
-    commit_rows: int = 512
-    commit_interval_s: float = 0.25
     batch: BatchOptions | None = None
     wait_for_lock: bool = False
 
@@ -123,8 +121,6 @@ class RunOptions:
             raise ConfigError(
                 f"progress_interval_s must be positive, got {self.progress_interval_s}"
             )
-        if self.commit_rows < 1 or self.commit_interval_s < 0:
-            raise ConfigError("commit_rows must be at least 1 and commit_interval_s non-negative")
         if self.batch is not None:
             self.batch.validate()
 

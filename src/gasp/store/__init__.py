@@ -9,10 +9,13 @@ from gasp.store._batches import BatchLedger, BatchRecord
 from gasp.store._export import (
     EXPORT_FORMATS,
     EXPORT_TABLES,
+    FORMULA_PREFIXES,
+    check_output_file,
     default_table,
     export,
     export_format,
     export_frame,
+    neutralise_formula,
 )
 from gasp.store._frames import (
     SAMPLES_LEADING_COLUMNS,
@@ -29,8 +32,9 @@ from gasp.store._lock import (
     store_lock,
 )
 from gasp.store._migrate import V1_STUDY_KIND, backup_path, read_manifest, v1_item_id
-from gasp.store._peek import count_answers, is_writable, read_only_uri, remove_store
+from gasp.store._peek import count_answers, damaged_store, is_writable, read_only_uri, remove_store
 from gasp.store._records import (
+    MAX_STORED_INT,
     ItemRecord,
     ItemStateRecord,
     SampleRecord,
@@ -43,7 +47,9 @@ from gasp.store._sqlite import RunStore
 __all__ = [
     "EXPORT_FORMATS",
     "EXPORT_TABLES",
+    "FORMULA_PREFIXES",
     "LOCK_SUFFIX",
+    "MAX_STORED_INT",
     "SAMPLES_LEADING_COLUMNS",
     "SAMPLES_TRAILING_COLUMNS",
     "SCHEMA_VERSION",
@@ -60,7 +66,9 @@ __all__ = [
     "StoreLock",
     "StoreLockedError",
     "backup_path",
+    "check_output_file",
     "count_answers",
+    "damaged_store",
     "default_table",
     "export",
     "export_format",
@@ -68,6 +76,7 @@ __all__ = [
     "is_writable",
     "lock_holder",
     "lock_path",
+    "neutralise_formula",
     "read_manifest",
     "read_only_uri",
     "remove_store",

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.store._records import stored_json
 from gasp.store._schema import SAMPLE_COLUMNS, SCORE_COLUMNS
 
 #: Columns of :meth:`RunStore.samples` before the item's attribute columns.
@@ -47,7 +48,8 @@ class ItemTable:
     def __init__(self, rows: Iterable[tuple[str, str]]) -> None:
         """``rows`` are (item_id, attributes JSON) pairs sorted by ordinal."""
         self.attributes: dict[str, dict[str, Any]] = {
-            item_id: json.loads(body) for item_id, body in rows
+            item_id: stored_json(body, f"the stored item {item_id!r}'s attributes", dict)
+            for item_id, body in rows
         }
         keys: dict[str, None] = {}
         for attrs in self.attributes.values():

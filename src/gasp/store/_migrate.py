@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import DataError
-from gasp.store._records import ItemRecord, dumps, utc_now
+from gasp.store._peek import damaged_store
+from gasp.store._records import ItemRecord, dumps, stored_json, utc_now
 from gasp.store._schema import ADDED_COLUMNS, DDL, SCHEMA_VERSION
 
 #: The study every version 1 store holds.
@@ -105,12 +106,12 @@ def read_manifest(path: str | Path) -> dict[str, Any] | None:
         version = schema_version(conn, file)
         row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
     except sqlite3.DatabaseError as exc:
-        raise DataError(f"{file} is not a gasp run store ({exc})") from None
+        raise damaged_store(file, exc) from None
     finally:
         conn.close()
     if row is None:
         return None
-    manifest = dict(json.loads(row[0]))
+    manifest = dict(stored_json(row[0], f"the manifest of {file}", dict))
     return upgrade_manifest(manifest) if version == 1 else manifest
 
 
@@ -188,7 +189,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
     for statement in DDL:
         conn.execute(statement)
     row = conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
-    manifest = None if row is None else dict(json.loads(row[0]))
+    manifest = None if row is None else dict(stored_json(row[0], "the manifest", dict))
     study = manifest.get("study") if manifest is not None else None
     conn.executemany(
         "INSERT INTO items (item_id, ordinal, kind, prompt, messages, candidates, attributes) "

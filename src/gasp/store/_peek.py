@@ -9,6 +9,14 @@ from pathlib import Path
 from gasp.errors import DataError
 
 
+def damaged_store(file: Path, exc: sqlite3.DatabaseError) -> DataError:
+    """The one-line error of a store SQLite cannot read: locked by another program, or
+    damaged (a zeroed page, a file that is not SQLite)."""
+    if "locked" in str(exc) or "busy" in str(exc):
+        return DataError(f"{file} is locked by another program ({exc}); close it and try again")
+    return DataError(f"{file} is not a gasp run store or is damaged ({exc})")
+
+
 def read_only_uri(path: str | Path) -> str:
     """The SQLite URI that opens ``path`` read-only (no write, no journal file made)."""
     return f"{Path(path).resolve().as_uri()}?mode=ro"
@@ -47,7 +55,7 @@ def connect_read_only(path: str | Path, *, check: bool = True) -> sqlite3.Connec
             continue
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise DataError(f"{file} is not a gasp run store ({exc})") from None
+            raise damaged_store(file, exc) from None
         if check and "gasp_meta" not in tables:
             conn.close()
             raise DataError(f"{file} is not a gasp run store")
@@ -76,7 +84,7 @@ def count_answers(path: str | Path) -> int:
             ]
         return int(total)
     except sqlite3.DatabaseError as exc:
-        raise DataError(f"{file} is not a gasp run store ({exc})") from None
+        raise damaged_store(file, exc) from None
     finally:
         conn.close()
 

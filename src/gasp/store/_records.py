@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -36,6 +37,78 @@ def utc_now() -> str:
 def dumps(value: Any) -> str:
     """JSON as the store writes it: key order kept, non-ASCII text kept as is."""
     return json.dumps(value, ensure_ascii=False)
+
+
+def stored_json(raw: Any, what: str, kind: type | None = None) -> Any:
+    """Parse the JSON of a store's column (``what`` names it for the message); text that
+    is not JSON, nested too deep to read, or (with ``kind``) of another type is a
+    :class:`DataError` in one line (a store edited or damaged by hand)."""
+    try:
+        value = json.loads(raw)
+    except (TypeError, ValueError, RecursionError):
+        raise DataError(f"{what} is damaged: not JSON ({str(raw)[:40]!r})") from None
+    if kind is not None and not isinstance(value, kind):
+        raise DataError(f"{what} is damaged: a JSON {type(value).__name__}, not a {kind.__name__}")
+    return value
+
+
+#: The largest integer an SQLite column holds (a signed 64-bit integer).
+MAX_STORED_INT = 2**63 - 1
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def storable_text(value: str | None) -> str | None:
+    """``value`` as UTF-8 can hold it: each lone surrogate (``\\ud800``, which a server's
+    JSON may carry) becomes U+FFFD, the replacement character, as a UTF-8 decoder
+    writes an invalid sequence; any other text is kept as sent."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub("\ufffd", value)
+    return value
+
+
+def storable_count(value: Any) -> int | None:
+    """A token count as a column holds it: a whole number from 0 to :data:`MAX_STORED_INT`
+    (a larger one is stored as that maximum); anything else (negative, fractional,
+    NaN, not a number) as NULL."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            return None
+        value = int(value)
+    if not isinstance(value, int) or value < 0:
+        return None
+    return min(value, MAX_STORED_INT)
+
+
+def storable_real(value: Any) -> float | None:
+    """A duration as a column holds it: a finite number, else NULL."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def storable_logprob(value: Any) -> float | None:
+    """A log-probability as a column holds it: a number from minus infinity (probability
+    0) to 0; NaN, positive infinity or anything not a number as NULL (not seen). A
+    positive finite value, which only rounding makes, is kept."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if math.isnan(number) or number == math.inf:
+        return None
+    return number
 
 
 @dataclass(frozen=True)
@@ -100,17 +173,26 @@ class ItemRecord:
     def from_row(cls, row: tuple[Any, ...]) -> ItemRecord:
         """Rebuild a record from the values of :data:`ITEM_COLUMNS`."""
         item_id, ordinal, kind, prompt, messages, candidates, attributes = row
-        return cls(
-            item_id=item_id,
-            ordinal=int(ordinal),
-            kind=kind,
-            prompt=prompt,
-            attributes=json.loads(attributes),
-            messages=None
-            if messages is None
-            else tuple((m["role"], m["content"]) for m in json.loads(messages)),
-            candidates=() if candidates is None else tuple(json.loads(candidates)),
-        )
+        where = f"the stored item {item_id!r}"
+        try:
+            return cls(
+                item_id=item_id,
+                ordinal=int(ordinal),
+                kind=kind,
+                prompt=prompt,
+                attributes=stored_json(attributes, f"{where}'s attributes", dict),
+                messages=None
+                if messages is None
+                else tuple(
+                    (m["role"], m["content"])
+                    for m in stored_json(messages, f"{where}'s messages", list)
+                ),
+                candidates=()
+                if candidates is None
+                else tuple(stored_json(candidates, f"{where}'s candidates", list)),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DataError(f"{where} is damaged ({type(exc).__name__}: {exc})") from None
 
 
 @dataclass(frozen=True)
@@ -140,17 +222,17 @@ class SampleRecord:
             self.item_id,
             self.sample_index,
             self.seed,
-            self.text,
+            storable_text(self.text),
             self.stop_reason,
-            self.error,
-            self.fault_kinds,
-            self.model_id,
-            self.prompt_tokens,
-            self.completion_tokens,
-            self.latency_s,
-            self.attempts,
+            storable_text(self.error),
+            storable_text(self.fault_kinds),
+            storable_text(self.model_id),
+            storable_count(self.prompt_tokens),
+            storable_count(self.completion_tokens),
+            storable_real(self.latency_s),
+            storable_count(self.attempts) or 1,
             self.created_at or now,
-            self.queue_s,
+            storable_real(self.queue_s),
         )
 
 
@@ -193,27 +275,24 @@ class ScoreRecord:
         """Values in the order of :data:`SCORE_COLUMNS`; ``now`` (or the current time) when
         the record has no ``created_at``."""
         now = now or utc_now()
-        logprob = self.logprob
-        if logprob is not None and math.isnan(logprob):
-            logprob = None
         return (
             self.item_id,
             self.sample_index,
             self.candidate,
-            logprob,
+            storable_logprob(self.logprob),
             self.n_tokens,
-            dumps(list(self.tokens)),
+            dumps([storable_text(str(t)) for t in self.tokens]),
             None if self.token_ids is None else dumps([int(t) for t in self.token_ids]),
             int(bool(self.approximate)),
             self.status,
-            self.error,
-            self.fault_kinds,
-            self.model_id,
-            self.prompt_tokens,
-            self.latency_s,
-            self.attempts,
+            storable_text(self.error),
+            storable_text(self.fault_kinds),
+            storable_text(self.model_id),
+            storable_count(self.prompt_tokens),
+            storable_real(self.latency_s),
+            storable_count(self.attempts) or 1,
             self.created_at or now,
-            self.queue_s,
+            storable_real(self.queue_s),
         )
 
 

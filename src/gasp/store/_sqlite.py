@@ -27,12 +27,13 @@ from gasp.store._frames import (
     study_name,
 )
 from gasp.store._items import ItemKinds, insert_items
-from gasp.store._peek import connect_read_only, is_writable
+from gasp.store._peek import connect_read_only, damaged_store, is_writable
 from gasp.store._records import (
     ItemRecord,
     ItemStateRecord,
     SampleRecord,
     ScoreRecord,
+    stored_json,
     utc_now,
 )
 from gasp.store._schema import (
@@ -88,6 +89,8 @@ class RunStore:
                 file.parent.mkdir(parents=True, exist_ok=True)
         elif file.is_dir():
             raise DataError(f"{file} is a directory, not a run store")
+        elif not create and file.stat().st_size == 0:  # refused as it is, never rewritten
+            raise DataError(f"{file} is empty (0 bytes), not a gasp run store")
         elif not create and not is_writable(file):
             return cls._open_read_only(file)
         try:
@@ -105,7 +108,7 @@ class RunStore:
             store._initialize(create)
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise DataError(f"{file} is not a gasp run store ({exc})") from None
+            raise damaged_store(file, exc) from None
         except BaseException:
             conn.close()
             raise
@@ -196,7 +199,7 @@ class RunStore:
         row = self._conn.execute("SELECT body FROM manifest WHERE id = 1").fetchone()
         if row is None:
             raise DataError(f"run store {self.path} has no manifest")
-        return dict(json.loads(row[0]))
+        return dict(stored_json(row[0], f"the manifest of {self.path}", dict))
 
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write the manifest once; a second call raises :class:`ConfigError`."""
@@ -362,6 +365,27 @@ class RunStore:
             trailing=SCORES_TRAILING_COLUMNS,
             nullable_ints=("n_tokens", "prompt_tokens"),
         )
+
+    # -- one answer ----------------------------------------------------------------
+
+    def write_answer(
+        self,
+        samples: Iterable[SampleRecord] = (),
+        scores: Iterable[ScoreRecord] = (),
+        states: Iterable[ItemStateRecord] = (),
+    ) -> None:
+        """Commit one answer (its sample, or its scores) and the item decisions it
+        changed in one transaction: on return it survives a kill of the process."""
+        samples, scores, states = list(samples), list(scores), list(states)
+        now = utc_now()
+        with self.transaction():
+            if samples:
+                upsert_samples(self._conn, self._kinds, samples, now)
+            if scores:
+                upsert_scores(self._conn, self._kinds, scores, now)
+            if states:
+                self._kinds.check(((r.item_id, None) for r in states), None)
+                self._conn.executemany(UPSERT_ITEM_STATE, [r.as_row(now) for r in states])
 
     # -- item states ---------------------------------------------------------------
 

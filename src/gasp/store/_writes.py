@@ -7,6 +7,7 @@ error row is) and the transaction's rollback live in one place.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections.abc import Sequence
 
@@ -27,9 +28,19 @@ class Transaction:
 
     def __exit__(self, exc_type: object, *rest: object) -> None:
         if exc_type is None:
-            self._conn.execute("COMMIT")
+            try:
+                self._conn.execute("COMMIT")
+            except sqlite3.Error:
+                self._rollback()  # a failed COMMIT (a full disk) leaves the transaction open
+                raise
         else:
-            self._conn.execute("ROLLBACK")
+            self._rollback()
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            # SQLite may have rolled back already (an I/O error ends the transaction)
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
 
 
 def upsert_samples(

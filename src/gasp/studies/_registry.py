@@ -20,6 +20,7 @@ from typing import Any
 import yaml
 
 from gasp.errors import ConfigError
+from gasp.files import check_yaml_aliases, read_text_file
 from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
 from gasp.runner import Plannable, RequestKind, StudyPlan, as_plan
@@ -353,15 +354,16 @@ def plugin_warnings() -> list[str]:
     return [_BROKEN[name] for name in sorted(_BROKEN)]
 
 
+#: The largest study file read (one holds kilobytes).
+MAX_STUDY_FILE_BYTES = 16 * 1024**2
+
+
 def read_study_file(path: str | Path) -> dict[str, Any]:
     """The keys of a study file (TOML or YAML); every problem is one :class:`ConfigError`."""
     file = Path(path)
     if file.is_dir():
         raise ConfigError(f"{file} is a directory, not a study file")
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read study file {file}: {exc}") from None
+    text = read_text_file(file, "study file", MAX_STUDY_FILE_BYTES, ConfigError)
     suffix = file.suffix.lower()
     data: Any
     if suffix == ".toml":
@@ -370,6 +372,7 @@ def read_study_file(path: str | Path) -> dict[str, Any]:
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{file}: invalid TOML: {exc}") from None
     elif suffix in (".yaml", ".yml"):
+        check_yaml_aliases(text, str(file), error=ConfigError)  # an alias bomb
         try:
             data = yaml.safe_load(text)
         except yaml.YAMLError as exc:

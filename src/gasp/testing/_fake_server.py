@@ -115,9 +115,12 @@ class FakeOpenAIServer:
             (:mod:`gasp.testing._fake_prompt`); ``False`` ignores it.
         port: the loopback port (0: a free one); :meth:`start` after :meth:`stop` reuses it.
         hang_after: answer this many completion requests, then hang on every later one
-            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time.
+            until :meth:`stop`; :attr:`answered_at` holds each answer's monotonic time,
+            :attr:`answered_seeds` its request's ``seed``.
         models_status: ``/models`` answers this status whatever the key, like a server
             without that endpoint (404, or 405); None: the list, as ``models`` says.
+        usage: replaces the ``usage`` of every answer (``10**30`` counts, say); None:
+            counts of the prompt's and answer's words.
 
     A chat completion with no message is refused (400) after the key is checked, as
     the OpenAI API refuses it: it is not counted in :attr:`requests`.
@@ -141,6 +144,7 @@ class FakeOpenAIServer:
         port: int = 0,
         hang_after: int | None = None,
         models_status: int | None = None,
+        usage: Mapping[str, Any] | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -166,6 +170,8 @@ class FakeOpenAIServer:
         self.hang_after = hang_after
         self.models_status = models_status
         self.answered_at: list[float] = []
+        self.answered_seeds: list[object] = []
+        self.usage = None if usage is None else dict(usage)
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
@@ -370,8 +376,11 @@ class FakeOpenAIServer:
             answer["choices"][0]["logprobs"] = chat_logprobs(self.logprobs, text, top)
         if self.prompt_logprobs and body.get("prompt_logprobs") is not None:
             self._add_prompt_logprobs(answer, body, legacy)
+        if self.usage is not None:
+            answer["usage"] = dict(self.usage)
         with self._lock:
             self.answered_at.append(time.monotonic())
+            self.answered_seeds.append(body.get("seed"))
         return web.json_response(answer)
 
     @staticmethod
@@ -427,21 +436,13 @@ class FakeOpenAIServer:
     @staticmethod
     def _completion(model: str, prompt: str, text: str, finish: str) -> dict[str, Any]:
         prompt_tokens, completion_tokens = len(prompt.split()), len(text.split())
+        message = {"role": "assistant", "content": text, "refusal": None}
         return {
-            "id": f"chatcmpl-{stable_int(prompt, text, time.time_ns()) % 10**12}",
-            "object": "chat.completion",
-            "created": int(time.time()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text, "refusal": None},
-                    "finish_reason": finish,
-                }
-            ],
+            "id": f"chatcmpl-{stable_int(prompt, ascii(text), time.time_ns()) % 10**12}",
+            "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {
-                "prompt_tokens": prompt_tokens,
-                "completion_tokens": completion_tokens,
+                "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
                 "total_tokens": prompt_tokens + completion_tokens,
             },
-        }
+        }  # fmt: skip

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
+from gasp.files import read_text_file
 from gasp.studies import STUDY_KIND_KEY, read_study_file
 from gasp.studies.more_of_the_same._model import (
     STANDARD_CONDITIONS,
@@ -66,10 +67,7 @@ def load_subjects_csv(path: str | Path) -> tuple[Subject, ...]:
     ``article``, and any other columns as attributes (numbers parsed). Lines starting
     with ``#`` are comments."""
     file = Path(path)
-    try:
-        raw = file.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read occupations file {file}: {exc.strerror or exc}") from None
+    raw = read_text_file(file, "occupations file", error=ConfigError)  # no device or huge file
     return _subjects_from_csv_text(raw, str(file))
 
 

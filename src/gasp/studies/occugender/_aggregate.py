@@ -220,4 +220,12 @@ def correlation_table(jobs: pd.DataFrame) -> pd.DataFrame:
             row[f"amplification_f_{group}"] = float(amp.mean()) if len(amp) else float("nan")
         row["n_jobs"] = len(ok)
         rows.append(row)
-    return pd.DataFrame(rows)
+    columns = [
+        "task",
+        "condition",
+        "spearman_rho",
+        "p_value",
+        *(f"amplification_f_{group}" for group in GROUPS),
+        "n_jobs",
+    ]
+    return pd.DataFrame(rows, columns=columns)  # its columns even with no scorable job

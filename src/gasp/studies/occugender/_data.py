@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from gasp.errors import ConfigError
+from gasp.files import check_yaml_aliases, read_text_file
 
 STUDY_KIND = "occugender"
 JOB_PLACEHOLDER = "[JOB]"
@@ -85,11 +86,7 @@ def _package_text(name: str) -> str:
 
 
 def _read_user_file(path: str | Path, what: str) -> str:
-    file = Path(path)
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {what} {file}: {exc}") from None
+    return read_text_file(path, what, error=ConfigError)  # no device, no huge file
 
 
 def parse_jobs_csv(text: str, where: str) -> tuple[Job, ...]:
@@ -136,6 +133,8 @@ def load_jobs(path: str | Path) -> tuple[Job, ...]:
 def _read_mapping(path: str | Path, what: str) -> dict[str, Any]:
     text = _read_user_file(path, what)
     try:
+        if not str(path).endswith(".toml"):
+            check_yaml_aliases(text, str(path), error=ConfigError)
         data = tomllib.loads(text) if str(path).endswith(".toml") else yaml.safe_load(text)
     except (tomllib.TOMLDecodeError, yaml.YAMLError) as exc:
         raise ConfigError(f"{path}: invalid {what}: {' '.join(str(exc).split())}") from None

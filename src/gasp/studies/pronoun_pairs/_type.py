@@ -251,6 +251,16 @@ class Narratives(StudyType):
             source=label,
         )
 
+    def check_analysis_options(self, options: Mapping[str, Any]) -> None:
+        """Also read ``names_file`` (checked before a run generates: a table without the
+        columns the analysis needs, or a device, is refused before answers are paid)."""
+        super().check_analysis_options(options)
+        names_file = options.get("names_file")
+        if names_file:
+            from gasp.names import read_name_table
+
+            read_name_table(names_file)
+
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Names, genders, Table 4 and the most frequent names."""
         from gasp.studies.pronoun_pairs._steps import analyze_narratives
