@@ -117,6 +117,7 @@ def export(
     what: str | None = None,
     include_errors: bool = True,
     overwrite: bool = False,
+    raw_csv: bool = False,
 ) -> ExportOutcome:
     """Write the samples, scores or items (``what``; default: scores for a scoring
     study, else samples) of ``run`` (a run folder or run store) to ``out``, a Parquet,
@@ -125,7 +126,9 @@ def export(
     The outcome's ``path`` is the file written, or None when the table is empty (then
     ``counts`` holds the rows of every table). A run still being generated is refused,
     and so is an existing file that is not an earlier export of this run (unless
-    ``overwrite``); ``include_errors=False`` leaves out the failed requests.
+    ``overwrite``); ``include_errors=False`` leaves out the failed requests. A CSV's text
+    cells that a spreadsheet would run as a formula (``=``, ``+``, ``-``, ``@``, tab, CR
+    first) get a leading ``'`` unless ``raw_csv``.
 
     Example:
         >>> import gasp
@@ -140,13 +143,15 @@ def export(
         require_choices(fn, "what", [require_text(fn, "what", what) or ""], EXPORT_TABLES)
     require_bool(fn, "include_errors", include_errors)
     require_bool(fn, "overwrite", overwrite)
+    require_bool(fn, "raw_csv", raw_csv)
     assert source is not None and target is not None
     from gasp.pipeline import export_run
 
     with in_python_words(fn):
         return export_run(
-            source, target, table=what, include_errors=include_errors, overwrite=overwrite
-        )
+            source, target, table=what, include_errors=include_errors, overwrite=overwrite,
+            raw_csv=raw_csv,
+        )  # fmt: skip
 
 
 __all__ = ["EXPORT_TABLES", "GENERATE_KEYWORDS", "Generation", "export", "generate"]

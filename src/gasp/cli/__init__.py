@@ -42,7 +42,7 @@ from gasp.cli._failures import (
     quiet_exit,
     usage_error_line,
 )
-from gasp.errors import USER_ERROR_EXIT_CODE, GaspError
+from gasp.errors import USER_ERROR_EXIT_CODE, GaspError, Interrupted
 
 one_line_help(app)
 
@@ -66,10 +66,16 @@ def main() -> None:
     except typer.Abort:
         print("Aborted!", file=sys.stderr)
         sys.exit(1)
+    except Interrupted as exc:  # SIGINT, SIGTERM or SIGHUP: every answer received is stored
+        print(
+            f"gasp: {exc}; every answer received is stored; run the same command again to continue",
+            file=sys.stderr,
+        )
+        sys.exit(exc.exit_code)
     except GaspError as exc:
         said = getattr(exc, "command_line_message", None) or flag_words(str(exc))
         print(f"gasp: error: {said}", file=sys.stderr)
-        sys.exit(USER_ERROR_EXIT_CODE)
+        sys.exit(exc.exit_code)
     except OSError as exc:
         print(f"gasp: error: {os_error_line(exc)}", file=sys.stderr)
         sys.exit(USER_ERROR_EXIT_CODE)

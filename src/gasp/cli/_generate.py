@@ -138,6 +138,14 @@ def export_command(
             help="Replace an existing file that is not an earlier export of this run.",
         ),
     ] = False,
+    raw_csv: Annotated[
+        bool,
+        typer.Option(
+            "--raw-csv",
+            help="Keep a CSV's text exactly as generated (by default a cell a spreadsheet "
+            "would run as a formula gets a leading ').",
+        ),
+    ] = False,
 ) -> None:
     """Export a run's samples, scores or items to Parquet, CSV or JSON Lines (by the file
     extension); print the file written. A run still being generated is refused, and so
@@ -148,6 +156,7 @@ def export_command(
         what=str(what) if what is not None else None,
         include_errors=not no_errors,
         overwrite=overwrite,
+        raw_csv=raw_csv,
     )
     if outcome.path is not None:
         typer.echo(str(outcome.path))
