@@ -35,6 +35,7 @@ from gasp.backends._base import (
     ScoreResponse,
     StopReason,
     ThreadedBatchBackend,
+    cut_at_stop,
     generate_by_decoding,
 )
 from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
@@ -308,7 +309,7 @@ class HFBackend(ThreadedBatchBackend):
             source = ModelSource(str(path.parent), path.name)
         else:
             source = ModelSource(str(path) if path.is_dir() else name, gguf_file)
-        return cls(
+        backend = cls(
             source,
             model_id=f"hf/{name}",
             device=device,
@@ -318,6 +319,10 @@ class HFBackend(ThreadedBatchBackend):
             decoder=decoder,
             tf32=tf32,
         )
+        from gasp.backends._chat_template import has_chat_template
+
+        backend.has_chat_template = has_chat_template(f"hf/{name}", {"gguf_file": gguf_file})
+        return backend
 
     def load(self) -> _Loaded:
         """Load the model now (it otherwise loads on the first request)."""
@@ -390,9 +395,7 @@ class HFBackend(ThreadedBatchBackend):
         self, loaded: _Loaded, requests: list[GenerationRequest]
     ) -> list[GenerationResponse]:
         tok = loaded.tokenizer
-        input_ids, attention_mask, prompt_tokens = loaded.prompt_encoder().batch(
-            [r.messages for r in requests]
-        )
+        input_ids, attention_mask, prompt_tokens = loaded.prompt_encoder().batch(requests)
         encoded = {
             "input_ids": input_ids.to(self.device),
             "attention_mask": attention_mask.to(self.device),
@@ -403,11 +406,13 @@ class HFBackend(ThreadedBatchBackend):
             "pad_token_id": loaded.pad_id,
             "eos_token_id": sorted(loaded.eos_ids) or None,
         }
+        if requests[0].stop:
+            kwargs.update(stop_strings=list(requests[0].stop), tokenizer=tok)
         if decoding.temperature > 0:
             kwargs.update(do_sample=True, temperature=decoding.temperature, top_p=decoding.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        if decoding.temperature == 0 and self._uses_static(loaded):
+        if decoding.temperature == 0 and self._uses_static(loaded) and not requests[0].stop:
             with torch.inference_mode():
                 rows = (
                     loaded.static_decoder()
@@ -435,9 +440,12 @@ class HFBackend(ThreadedBatchBackend):
                 ids, stop, used = row, StopReason.LENGTH, len(row)
             else:
                 ids, stop, used = row[:end], StopReason.STOP, end + 1
+            text, cut = cut_at_stop(tok.decode(ids, skip_special_tokens=True), requests[0].stop)
+            if cut:
+                stop, used = StopReason.STOP, _tokens_up_to(tok, ids, len(text))
             responses.append(
                 GenerationResponse(
-                    text=tok.decode(ids, skip_special_tokens=True).strip(),
+                    text=text.strip(),
                     stop_reason=stop,
                     model_id=self.model_id,
                     prompt_tokens=int(n_prompt),
@@ -445,3 +453,12 @@ class HFBackend(ThreadedBatchBackend):
                 )
             )
         return responses
+
+
+def _tokens_up_to(tokenizer: Any, ids: list[int], chars: int) -> int:
+    """The answer tokens that make its first ``chars`` characters, and the one that ends
+    them (a stop string's first token counts, as an end token does)."""
+    for n in range(len(ids) + 1):
+        if len(tokenizer.decode(ids[:n], skip_special_tokens=True)) > chars:
+            return n
+    return len(ids)

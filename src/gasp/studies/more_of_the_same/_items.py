@@ -3,14 +3,26 @@ condition) cell, with Algorithm 5 as its stopping rule."""
 
 from __future__ import annotations
 
-from gasp.runner import Item, StudyPlan
+from gasp.runner import Completion, Item, StudyPlan
 from gasp.studies.more_of_the_same._model import STUDY_KIND, Cell, Study
 from gasp.studies.more_of_the_same._stopping import AdaptiveStopping
 
+#: Where a base model's answer ends in the completion form: its first paragraph.
+COMPLETION_STOP = ("\n\n",)
+
+
+def completion_text(prompt: str) -> str:
+    """The completion form of a cell's prompt: the request as a line of its own and a
+    blank line, which a base model follows with the text asked for ("Generate a persona
+    of a nurse who is a woman." then "The nurse is ...")."""
+    text = prompt.strip()
+    return (text if text.endswith((".", "?", "!", ":")) else text + ".") + "\n\n"
+
 
 def cell_item(cell: Cell, n: int) -> Item:
-    """The item of one cell: key (template, subject, condition), its prompt, and the
-    attributes the analysis reads (template, subject, condition, named_gender)."""
+    """The item of one cell: key (template, subject, condition), its prompt, its
+    completion form, and the attributes the analysis reads (template, subject,
+    condition, named_gender)."""
     return Item(
         key=cell.key,
         prompt=cell.prompt,
@@ -21,6 +33,7 @@ def cell_item(cell: Cell, n: int) -> Item:
             "named_gender": cell.condition.named_gender,
         },
         n=n,
+        completion=Completion(completion_text(cell.prompt), COMPLETION_STOP),
     )
 
 
