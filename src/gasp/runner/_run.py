@@ -109,6 +109,7 @@ async def agenerate(
         study=plan.name, store_path="" if store_path is None else str(path), model=spec
     )
     summary.batch = opts.batch is not None
+    summary.prompt_form = plan.prompt_form
     if opts.dry_run:
         summary.dry_run = True
         summary.estimate = estimate_plan(plan, spec, decoding, batch=summary.batch)
