@@ -40,7 +40,12 @@ CT2_ARCHITECTURES = frozenset(
     {"llama", "mistral", "qwen2", "qwen3", "gemma2", "gemma3", "phi3", "falcon", "gpt2", "bloom"}
 )
 #: GGUF names transformers' loader renames before looking them up.
-_RENAMES = {"qwen2moe": "qwen2_moe", "qwen3moe": "qwen3_moe", "gpt-oss": "gpt_oss"}
+_RENAMES = {
+    "qwen2moe": "qwen2_moe",
+    "qwen3moe": "qwen3_moe",
+    "gpt-oss": "gpt_oss",
+    "minimax-m2": "minimax_m2",
+}
 
 # GGUF value types: id -> struct format of one scalar (8 string, 9 array).
 _SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q"}
