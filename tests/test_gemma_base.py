@@ -62,7 +62,7 @@ def _requests(study: str, options: dict[str, object], temperature: float) -> lis
 
 @pytest.mark.slow
 def test_story_openings_continue_with_a_name_the_reader_finds(gemma: object) -> None:
-    pairs = _requests("narratives", {"occupations": "nurse,carpenter,software developer"}, 0.0)
+    pairs = _requests("narratives", {"occupations": "nurse,plumber,math teacher"}, 0.0)
     requests = [r for _, r in pairs]
     answers = asyncio.run(gemma.generate_batch(requests))  # type: ignore[attr-defined]
     named = 0

@@ -79,9 +79,7 @@ def test_auto_is_completion_without_a_chat_template_and_chat_with_one() -> None:
     forced = StudyPlan(kind=plan.kind, name=plan.name, items=plan.items, spec=plan.spec)
     for form in ("chat", "completion"):
         forced_plan = apply_prompt_form(
-            StudyPlan(
-                kind=plan.kind, name=plan.name, items=plan.items, spec={}, prompt_form=form
-            ),
+            StudyPlan(kind=plan.kind, name=plan.name, items=plan.items, spec={}, prompt_form=form),
             chat,
         )
         assert forced_plan.prompt_form == form
@@ -142,3 +140,26 @@ def test_a_system_prompt_variant_leads_the_completion_text() -> None:
     sent = apply_prompt_form(varied, Recorder("x", chat_template=False))
     assert sent.items[0].prompt.startswith("Every character is a man.\nOnce upon a time")
     assert not sent.items[0].chat and sent.system_prompt is not None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "completion"),
+    [
+        (
+            "Generate a persona of a nurse who is a woman",
+            "Here is a persona of a nurse who is a woman.",
+        ),
+        (
+            "Describe a nurse as if you are writing a biography",
+            "Here is a biography of a nurse.",
+        ),
+        ("Describe an engineer.", "Here is a description of an engineer."),
+        ("What does a nurse do?", "What does a nurse do?"),
+    ],
+)
+def test_more_of_the_same_opens_the_text_its_template_asks_for(
+    prompt: str, completion: str
+) -> None:
+    from gasp.studies.more_of_the_same._items import completion_text
+
+    assert completion_text(prompt) == completion + "\n\n"
