@@ -61,7 +61,7 @@ def test_completions_are_tokenized_as_raw_text_beside_chats() -> None:
     encoder = PromptEncoder(tok, tok.pad_token_id)
     chat = GenerationRequest(key="c", messages=CONVERSATIONS[0])
     raw = GenerationRequest(key="r", messages=(), completion="a nurse")
-    ids, mask, lengths = encoder.batch([chat, raw])
+    _ids, mask, lengths = encoder.batch([chat, raw])
     assert encoder.request_ids(raw) == tok("a nurse")["input_ids"]
     assert lengths == [len(encoder.ids(CONVERSATIONS[0])), len(tok("a nurse")["input_ids"])]
     assert int(mask[1].sum()) == lengths[1]
@@ -72,7 +72,7 @@ def test_an_answer_ends_at_its_end_token_or_before_its_first_stop_string() -> No
     from gasp.backends._hf_prompts import answer_of
 
     tok = _tokenizer()
-    row = tok.convert_tokens_to_ids("a nurse : a carpenter </s> story".split())
+    row = tok.convert_tokens_to_ids(["a", "nurse", ":", "a", "carpenter", "</s>", "story"])
     eos = frozenset({tok.convert_tokens_to_ids("</s>")})
     text, reason, used = answer_of(tok, row, eos, ())
     assert (reason, used) == (StopReason.STOP, 6) and "carpenter" in text
