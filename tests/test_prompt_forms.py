@@ -163,3 +163,30 @@ def test_more_of_the_same_opens_the_text_its_template_asks_for(
     from gasp.studies.more_of_the_same._items import completion_text
 
     assert completion_text(prompt) == completion + "\n\n"
+
+
+def test_a_server_gets_a_completion_form_on_its_text_completion_endpoint() -> None:
+    import asyncio
+
+    from gasp.backends import DecodingConfig, resolve_backend
+    from gasp.testing import FakeOpenAIServer
+
+    request = GenerationRequest(
+        key="k",
+        messages=(),
+        completion="Once upon a time there was a nurse called",
+        stop=("\n\n", " "),
+        decoding=DecodingConfig(temperature=0.0, max_tokens=20),
+        seed=3,
+    )
+    with FakeOpenAIServer() as server:
+        backend = resolve_backend("openai-compatible/m", base_url=server.base_url)
+        try:
+            answer = asyncio.run(backend.generate(request))
+        finally:
+            asyncio.run(backend.aclose())
+        (body,) = server.bodies
+    assert body["prompt"] == request.completion and "messages" not in body
+    assert body["stop"] == ["\n\n", " "] and body["seed"] == 3
+    assert answer.text and " " not in answer.text  # cut at the first stop string
+    assert answer.stop_reason is StopReason.STOP
