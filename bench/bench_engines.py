@@ -1,4 +1,4 @@
-"""The engines a user could run the embedded model (SmolLM2-135M-Instruct) on, side by side.
+"""The engines a user could run an embedded model (SmolLM2-135M-Instruct by default) on.
 
 In one run, back to back, on the same prompts with the same greedy decoding and
 ``--max-tokens``, every engine through gasp's own backends and
@@ -31,7 +31,14 @@ start, is printed as ``not available: <reason>``. Server start times, engine
 versions and the load average before, between and after the engines are printed
 too: on a shared machine the figures move with the load.
 
+``--model`` runs another embedded model or GGUF file (``embedded/gemma-3-270m``,
+``gguf/PATH``) on the same engines (vLLM only serves the default model, which ``gasp
+model export-hf`` writes). A model without a chat template (a base model) is sent the
+same prompts as text to continue (the completion form; ``llama-server`` through the
+text completion endpoint).
+
     python bench/bench_engines.py                       # 32 prompts, 16 tokens, 1,16,32
+    python bench/bench_engines.py --model embedded/gemma-3-270m --engines embedded,llama.cpp
     python bench/bench_engines.py --vllm-python ../main/.venv-vllm/bin/python
     python bench/bench_engines.py --engines embedded,llama.cpp --levels 1,8
 """
@@ -47,7 +54,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -185,9 +192,15 @@ async def measure(
 
 
 def in_process(
-    name: str, engine: str, work: Workload, score: bool, threads: int | None = None
+    name: str,
+    engine: str,
+    work: Workload,
+    score: bool,
+    threads: int | None = None,
+    model: str = "embedded",
 ) -> Figures:
-    """The embedded backend with ``engine`` (``ctranslate2`` or ``transformers``)."""
+    """The embedded backend of ``model`` with ``engine`` (``ctranslate2`` or
+    ``transformers``)."""
     figures = Figures(name)
     options: dict[str, Any] = {"engine": engine}
     if threads:
@@ -195,7 +208,7 @@ def in_process(
     try:
         from gasp.backends import resolve_backend
 
-        backend: Any = resolve_backend("embedded", options=options)
+        backend: Any = resolve_backend(model, options=options)
     except Exception as exc:  # any failure: the engine is absent
         figures.why = str(exc).splitlines()[0]
         return figures
@@ -242,9 +255,12 @@ def served(
     return figures
 
 
-def vllm_engine(python: Path, work: Workload, scratch: Path) -> Figures:
+def vllm_engine(python: Path, work: Workload, scratch: Path, model: str = "embedded") -> Figures:
     """vLLM's CPU build serving the exported embedded model."""
     figures = Figures("vllm-cpu")
+    if model not in ("embedded", "embedded/smollm2"):
+        figures.why = "gasp model export-hf writes the default embedded model only"
+        return figures
     if not python.is_file():
         figures.why = f"no vLLM environment at {python} (scripts/setup.sh --vllm)"
         return figures
@@ -263,8 +279,10 @@ def vllm_engine(python: Path, work: Workload, scratch: Path) -> Figures:
     return served(figures, server, work, version)
 
 
-def llama_engine(binary: Path, threads: int, work: Workload, scratch: Path) -> Figures:
-    """llama.cpp's ``llama-server`` on the embedded GGUF file."""
+def llama_engine(
+    binary: Path, threads: int, work: Workload, scratch: Path, model: str = "embedded"
+) -> Figures:
+    """llama.cpp's ``llama-server`` on the GGUF file of ``model``."""
     figures = Figures("llama.cpp")
     if not binary.is_file():
         figures.why = f"no llama-server at {binary} (scripts/setup.sh --llama)"
@@ -276,7 +294,7 @@ def llama_engine(binary: Path, threads: int, work: Workload, scratch: Path) -> F
         return figures
     from gasp.backends import resolve_backend
 
-    source = resolve_backend("embedded").source  # type: ignore[attr-defined]
+    source = resolve_backend(model).source  # type: ignore[attr-defined]
     gguf = Path(source.name_or_path) / source.gguf_file
     slots = max(work.levels)
     server = llama_server_class()(binary, gguf, scratch / "llama.log", slots, threads)
@@ -345,6 +363,11 @@ def main() -> None:
         " one for its server; on a loaded 2-core machine 2 threads spin and crawl)",
     )
     parser.add_argument("--cache-dir", help="gasp cache folder (default: gasp's own)")
+    parser.add_argument(
+        "--model",
+        default="embedded",
+        help="embedded, embedded/gemma-3-270m or gguf/PATH (default: embedded)",
+    )
     args = parser.parse_args()
     chosen = args.engines.split(",")
     unknown = set(chosen) - set(ENGINES)
@@ -354,14 +377,20 @@ def main() -> None:
         os.environ["GASP_CACHE_DIR"] = args.cache_dir
     from bench_hf_backend import make_requests  # the same prompts as that benchmark
     from bench_scoring import make_requests as make_score_requests
+    from gasp.backends import has_chat_template
 
+    generations = make_requests(args.prompts, args.max_tokens)
+    chat = has_chat_template(args.model)
+    if not chat:  # a base model continues the prompts' text
+        generations = [replace(r, messages=(), completion=r.prompt) for r in generations]
     work = Workload(
-        make_requests(args.prompts, args.max_tokens),
+        generations,
         make_score_requests(args.contexts),
         [int(level) for level in args.levels.split(",")],
     )
     print(
-        f"gasp {_version('gasp')}; {os.cpu_count()} CPUs; load average before {_load()};"
+        f"{args.model} ({'chat' if chat else 'completion'} form);"
+        f" gasp {_version('gasp')}; {os.cpu_count()} CPUs; load average before {_load()};"
         f" {args.prompts} prompts, greedy, max {args.max_tokens} tokens;"
         f" {args.contexts} score contexts x 14 candidates; levels {args.levels}",
         flush=True,
@@ -372,13 +401,17 @@ def main() -> None:
         for name in chosen:
             print(f"{name} (load average {_load()})", flush=True)
             if name == "embedded":
-                results.append(in_process(name, "ctranslate2", work, True, args.threads))
+                results.append(
+                    in_process(name, "ctranslate2", work, True, args.threads, args.model)
+                )
             elif name == "transformers":
-                results.append(in_process(name, "transformers", work, score=False))
+                results.append(in_process(name, "transformers", work, False, None, args.model))
             elif name == "vllm-cpu":
-                results.append(vllm_engine(args.vllm_python, work, scratch))
+                results.append(vllm_engine(args.vllm_python, work, scratch, args.model))
             else:
-                results.append(llama_engine(args.llama_server, args.llama_threads, work, scratch))
+                results.append(
+                    llama_engine(args.llama_server, args.llama_threads, work, scratch, args.model)
+                )
             if results[-1].why:
                 print(f"  not available: {results[-1].why}", flush=True)
     finally:

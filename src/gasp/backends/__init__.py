@@ -21,6 +21,7 @@ from gasp.backends._batch_client import (
     BatchRequest,
     BatchResponse,
 )
+from gasp.backends._chat_template import has_chat_template
 from gasp.backends._faults import (
     FaultAction,
     FaultDecision,
@@ -37,6 +38,7 @@ from gasp.backends._fleet import (
     FleetBackend,
     check_distinct,
 )
+from gasp.backends._gguf import GgufInfo, read_gguf_header
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options
@@ -82,6 +84,7 @@ __all__ = [
     "FleetBackend",
     "GenerationRequest",
     "GenerationResponse",
+    "GgufInfo",
     "MockBackend",
     "ModelBackend",
     "PersonaMix",
@@ -100,6 +103,7 @@ __all__ = [
     "classify_status",
     "cost_usd",
     "export_hf",
+    "has_chat_template",
     "make_mock_backend",
     "multi_token_reason",
     "parse_model_options",
@@ -107,6 +111,7 @@ __all__ = [
     "parse_retry_after",
     "persona_text",
     "price_per_mtok",
+    "read_gguf_header",
     "redact_url",
     "refuse_credentials",
     "require_capability",

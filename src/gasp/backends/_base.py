@@ -74,17 +74,36 @@ class GenerationRequest:
     index, so repeated samples of one prompt stay distinct). ``seed`` is the
     per-sample seed derived from the run seed and the key, where the backend
     supports seeding.
+
+    A request is a chat (``messages``, rendered with the model's chat template) or,
+    with ``completion`` set, raw text the model continues (no template; ``messages``
+    is then empty): a study's completion form for a base model. ``stop`` strings end
+    the answer: its text is cut before the first of them (stop reason ``stop``), so a
+    base model's continuation ends where the answer does.
     """
 
     key: str
     messages: tuple[ChatMessage, ...]
     decoding: DecodingConfig = field(default_factory=DecodingConfig)
     seed: int | None = None
+    completion: str | None = None
+    stop: tuple[str, ...] = ()
 
     @property
     def prompt(self) -> str:
-        """The content of the last user message (the prompt as written in the study)."""
+        """The text to continue, or the content of the last user message (the prompt as
+        written in the study)."""
+        if self.completion is not None:
+            return self.completion
         return self.messages[-1].content if self.messages else ""
+
+
+def cut_at_stop(text: str, stop: Sequence[str]) -> tuple[str, bool]:
+    """``text`` up to the first of the ``stop`` strings, and whether one was found."""
+    ends = [i for i in (text.find(s) for s in stop if s) if i >= 0]
+    if not ends:
+        return text, False
+    return text[: min(ends)], True
 
 
 @dataclass(frozen=True)
@@ -212,6 +231,9 @@ class ModelBackend(abc.ABC):
     #: The engine and precision that generate, where a backend offers several (recorded
     #: in the manifest; a run resumes only on the engine that began it).
     generation_engine: str | None = None
+    #: Whether the model has a chat template; one without (a base model) gets a study's
+    #: completion form under ``prompt_form=auto``.
+    has_chat_template: bool = True
     #: Whether the backend reports when a call reaches its model (it takes the model's
     #: lock with :func:`~gasp.backends._admission.model_turn`): the wrapper's timeout and
     #: latency then start there, not while the call waits for the lock.
@@ -280,13 +302,13 @@ def generate_by_decoding(
 ) -> list[GenerationResponse]:
     """One response per request, in order: ``generate_group`` once per decoding setting.
 
-    A local engine decodes a whole call with one temperature, top-p and token limit,
-    so a batch mixing settings is split by them.
+    A local engine decodes a whole call with one temperature, top-p, token limit and
+    set of stop strings, so a batch mixing settings is split by them.
     """
-    groups: dict[tuple[float, float, int], list[int]] = {}
+    groups: dict[tuple[float, float, int, tuple[str, ...]], list[int]] = {}
     for i, r in enumerate(requests):
         d = r.decoding
-        groups.setdefault((d.temperature, d.top_p, d.max_tokens), []).append(i)
+        groups.setdefault((d.temperature, d.top_p, d.max_tokens, r.stop), []).append(i)
     out: list[GenerationResponse | None] = [None] * len(requests)
     for indices in groups.values():
         answers = generate_group([requests[i] for i in indices])

@@ -11,8 +11,10 @@ that a later start checks. A half-written or stale conversion is never used;
 two first starts at once both convert, and one entry survives intact. With
 ``GASP_WEIGHT_CACHE=0`` the conversion goes to a temporary folder per process.
 
-Decoding: the chat template of the model's tokenizer, ``max_tokens`` new tokens
-at most, stopping on the model's end tokens; greedy (``temperature == 0``), else
+Decoding: the chat template of the model's tokenizer (or a completion's raw text with
+the tokenizer's special tokens), ``max_tokens`` new tokens at most, stopping on the
+model's end tokens and on stop strings that are one token (others are cut from the
+text afterwards); greedy (``temperature == 0``), else
 sampling with the temperature, ``top_p`` and the top-k of 50 that transformers
 applies by default (or the model's own ``top_k``), so both engines sample from
 the same filtered distribution.
@@ -42,6 +44,7 @@ from gasp.backends._base import (
     GenerationRequest,
     GenerationResponse,
     StopReason,
+    cut_at_stop,
     generate_by_decoding,
 )
 from gasp.backends._hf import ModelSource, plain_weights_folder
@@ -215,6 +218,9 @@ class Ct2Generator:
 
     def _prompt_tokens(self, converted: _Converted, request: GenerationRequest) -> list[str]:
         tok = converted.tokenizer
+        if request.completion is not None:  # raw text to continue, with the BOS if any
+            ids = tok(request.completion, add_special_tokens=True)["input_ids"]
+            return list(tok.convert_ids_to_tokens(ids))
         text = tok.apply_chat_template(
             [{"role": m.role, "content": m.content} for m in request.messages],
             tokenize=False,
@@ -229,10 +235,11 @@ class Ct2Generator:
 
         prompts = [self._prompt_tokens(converted, r) for r in requests]
         decoding = requests[0].decoding
+        ends = converted.eos_ids | _stop_token_ids(converted.tokenizer, requests[0].stop)
         kwargs: dict[str, Any] = {
             "max_length": decoding.max_tokens,
             "include_prompt_in_result": False,
-            "end_token": sorted(converted.eos_ids),
+            "end_token": sorted(ends),
             "return_end_token": True,
         }
         seed = requests[0].seed if requests[0].seed is not None else decoding.seed
@@ -254,21 +261,39 @@ class Ct2Generator:
         else:
             results = converted.generators[self.threads].generate_batch(prompts, **kwargs)
         return [
-            self._response(converted, prompt, result.sequences_ids[0])
+            self._response(converted, prompt, result.sequences_ids[0], requests[0].stop, ends)
             for prompt, result in zip(prompts, results, strict=True)
         ]
 
     def _response(
-        self, converted: _Converted, prompt: list[str], ids: list[int]
+        self,
+        converted: _Converted,
+        prompt: list[str],
+        ids: list[int],
+        stop_strings: tuple[str, ...],
+        ends: frozenset[int],
     ) -> GenerationResponse:
-        if ids and ids[-1] in converted.eos_ids:
+        if ids and ids[-1] in ends:
             text_ids, stop = ids[:-1], StopReason.STOP
         else:
             text_ids, stop = ids, StopReason.LENGTH
+        text = converted.tokenizer.decode(text_ids, skip_special_tokens=True)
+        text, cut = cut_at_stop(text, stop_strings)
         return GenerationResponse(
-            text=converted.tokenizer.decode(text_ids, skip_special_tokens=True).strip(),
-            stop_reason=stop,
+            text=text.strip(),
+            stop_reason=StopReason.STOP if cut else stop,
             model_id=self.model_id,
             prompt_tokens=len(prompt),
             completion_tokens=len(ids),
         )
+
+
+def _stop_token_ids(tokenizer: Any, stop: tuple[str, ...]) -> frozenset[int]:
+    """The ids of the stop strings that are one token each: decoding ends on them at once
+    (a stop string inside a longer token is still cut from the text afterwards)."""
+    out = set()
+    for text in stop:
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+        if len(ids) == 1 and tokenizer.decode(ids) == text:
+            out.add(int(ids[0]))
+    return frozenset(out)

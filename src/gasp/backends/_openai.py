@@ -25,6 +25,7 @@ from gasp.backends._base import (
     ScoreRequest,
     ScoreResponse,
     StopReason,
+    cut_at_stop,
 )
 from gasp.backends._batch_client import BatchClient
 from gasp.backends._faults import TransientBackendError, is_connect_failure
@@ -138,14 +139,65 @@ class OpenAIBackend(ModelBackend):
         )
 
     async def generate(self, request: GenerationRequest) -> GenerationResponse:
-        """Send one chat completion; transient faults raise for the wrapper to retry."""
+        """Send one chat completion (a text completion for a request's completion form);
+        transient faults raise for the wrapper to retry."""
         started = time.perf_counter()
+        if request.completion is not None:
+            body = self.completion_body(request)
+            answer = await self._post("/completions", body, Completion)
+            return self.text_response(answer, request, time.perf_counter() - started)
         completion = await self._post("/chat/completions", self.chat_body(request), ChatCompletion)
         latency = time.perf_counter() - started
         return self.generation_response(completion, latency)
 
+    def completion_body(self, request: GenerationRequest) -> dict[str, Any]:
+        """The text completion body of a completion-form request (raw text to continue)."""
+        decoding = request.decoding
+        seed = request.seed if request.seed is not None else decoding.seed
+        body: dict[str, Any] = {
+            "model": self.model,
+            "prompt": request.completion,
+            "temperature": decoding.temperature,
+            "top_p": decoding.top_p,
+            "max_tokens": decoding.max_tokens,
+        }
+        if request.stop:
+            body["stop"] = list(request.stop)[:4]  # the API takes up to four
+        if seed is not None:
+            body["seed"] = seed
+        return body
+
+    def text_response(
+        self, completion: Any, request: GenerationRequest, latency: float | None
+    ) -> GenerationResponse:
+        """A text completion as a :class:`GenerationResponse` (cut at the request's stop
+        strings, which a server may not have applied all of)."""
+        choices = getattr(completion, "choices", None)
+        if not isinstance(choices, list) or not choices:
+            raise TransientBackendError("malformed", "response without choices")
+        choice = choices[0]
+        text, cut = cut_at_stop(str(getattr(choice, "text", "") or ""), request.stop)
+        finish = getattr(choice, "finish_reason", None) or "stop"
+        stop = StopReason.STOP if cut else _FINISH_REASONS.get(str(finish), StopReason.STOP)
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        return GenerationResponse(
+            text=text.strip(),
+            stop_reason=stop,
+            model_id=f"{self.provider}/{getattr(completion, 'model', None) or self.model}",
+            prompt_tokens=prompt_tokens if isinstance(prompt_tokens, int) else None,
+            completion_tokens=completion_tokens if isinstance(completion_tokens, int) else None,
+            latency_s=latency,
+        )
+
     def chat_body(self, request: GenerationRequest) -> dict[str, Any]:
         """The chat completion body of one generation (the batch API sends the same)."""
+        if request.completion is not None:
+            raise ConfigError(
+                f"{self.model_id}: the batch API sends chat requests only; run the completion"
+                " form without --batch, or use --study-option prompt_form=chat"
+            )
         decoding = request.decoding
         seed = request.seed if request.seed is not None else decoding.seed
         body: dict[str, Any] = {

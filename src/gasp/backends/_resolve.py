@@ -17,18 +17,21 @@ PROVIDERS: dict[str, str] = {
     "openai": "openai/<model>  (key from OPENAI_API_KEY)",
     "openai-compatible": "openai-compatible/<model>  (needs base_url; key env var optional)",
     "hf": "hf/<hub name or local path>  (transformers, in process)",
-    "embedded": "embedded or embedded/smollm2  (SmolLM2-135M-Instruct, no key, CPU)",
+    "embedded": "embedded, embedded/smollm2 (SmolLM2-135M-Instruct) or embedded/gemma-3-270m"
+    " (Gemma 3 270M base)  (no key, CPU)",
+    "gguf": "gguf/<path to a .gguf file>  (a local GGUF file on the embedded engines, CPU)",
     "vllm": "vllm/<name>  (vLLM offline engine, GPU)",
     "mock": "mock/<script>  (echo, personas, constant, scoring; for tests)",
 }
 
-EMBEDDED_MODELS = ("smollm2",)
+EMBEDDED_MODELS = ("smollm2", "gemma-3-270m")
 
 _EXTRAS = {
     "openai": ("openai", "pip install 'gasp[api]'"),
     "openai-compatible": ("openai", "pip install 'gasp[api]'"),
     "hf": ("transformers", "pip install 'gasp[hf]'"),
     "embedded": ("transformers", "pip install 'gasp[hf]'"),
+    "gguf": ("transformers", "pip install 'gasp[hf]'"),
     "vllm": ("vllm", "pip install 'gasp[vllm]'"),
 }
 
@@ -40,7 +43,7 @@ def _require(provider: str) -> None:
     module, command = extra
     if importlib.util.find_spec(module) is None:
         raise BackendError(f"the {provider} backend needs the {module!r} package: {command}")
-    if provider in {"hf", "embedded"} and importlib.util.find_spec("torch") is None:
+    if provider in {"hf", "embedded", "gguf"} and importlib.util.find_spec("torch") is None:
         raise BackendError(f"the {provider} backend needs the 'torch' package: {command}")
 
 
@@ -81,8 +84,9 @@ def resolve_backend(
     Providers: ``openai/<model>`` (key from ``OPENAI_API_KEY``, or the variable
     named by ``api_key_env``), ``openai-compatible/<model>`` (needs ``base_url``;
     key from the variable named by ``api_key_env``, default none),
-    ``hf/<name or path>``, ``embedded`` / ``embedded/smollm2``, ``vllm/<name>``
-    and ``mock/<script>``. ``options`` are backend specific (for example
+    ``hf/<name or path>``, ``embedded`` / ``embedded/smollm2`` /
+    ``embedded/gemma-3-270m``, ``gguf/<path to a .gguf file>``, ``vllm/<name>`` and
+    ``mock/<script>``. ``options`` are backend specific (for example
     ``device`` and ``batch_size`` for ``hf``, ``female_share`` for
     ``mock/personas``).
 
@@ -127,9 +131,13 @@ def resolve_backend(
             api_key=api_key,
             options=options,
         )
-    if provider in {"hf", "embedded"}:
+    if provider in {"hf", "embedded", "gguf"}:
         from gasp.backends._hf import HFBackend
 
+        if provider == "gguf":
+            from gasp.backends._embedded import gguf_backend
+
+            return gguf_backend(model, options)
         if provider == "embedded":
             from gasp.backends._embedded import embedded_backend
 
@@ -139,7 +147,7 @@ def resolve_backend(
                     f"unknown embedded model {model!r}; choose one of: "
                     + ", ".join(f"embedded/{m}" for m in EMBEDDED_MODELS)
                 )
-            return embedded_backend(options)
+            return embedded_backend(options, name)
         return HFBackend.from_spec(model, options)
     if provider == "vllm":
         from gasp.backends._vllm import VLLMBackend

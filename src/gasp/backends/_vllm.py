@@ -24,6 +24,7 @@ from gasp.backends._base import (
     ScoreResponse,
     StopReason,
     ThreadedBatchBackend,
+    cut_at_stop,
 )
 from gasp.backends._faults import TransientBackendError
 from gasp.backends._hf_scoring import EncodedRequest, encode_request, to_response
@@ -90,27 +91,35 @@ class VLLMBackend(ThreadedBatchBackend):
 
         with model_turn(self._lock):
             llm = self._engine()
-            conversations = [
-                [{"role": m.role, "content": m.content} for m in r.messages] for r in requests
-            ]
             params = [
                 vllm.SamplingParams(
                     temperature=r.decoding.temperature,
                     top_p=r.decoding.top_p,
                     max_tokens=r.decoding.max_tokens,
                     seed=r.seed if r.seed is not None else r.decoding.seed,
+                    stop=list(r.stop) or None,
                 )
                 for r in requests
             ]
-            outputs = llm.chat(conversations, sampling_params=params, use_tqdm=False)
+            if requests and requests[0].completion is not None:  # one form per run
+                prompts = [r.completion or "" for r in requests]
+                outputs = llm.generate(prompts, sampling_params=params, use_tqdm=False)
+            else:
+                conversations = [
+                    [{"role": m.role, "content": m.content} for m in r.messages] for r in requests
+                ]
+                outputs = llm.chat(conversations, sampling_params=params, use_tqdm=False)
         responses = []
-        for output in outputs:
+        for output, request in zip(outputs, requests, strict=True):
             completion = output.outputs[0]
             finish = completion.finish_reason
             stop = StopReason.LENGTH if finish == "length" else StopReason.STOP
+            text, cut = cut_at_stop(completion.text, request.stop)
+            if cut:
+                stop = StopReason.STOP
             responses.append(
                 GenerationResponse(
-                    text=completion.text.strip(),
+                    text=text.strip(),
                     stop_reason=stop,
                     model_id=self.model_id,
                     prompt_tokens=len(output.prompt_token_ids or []),

@@ -256,6 +256,14 @@ def _slot(tokens: list[_Token], i: int, text: str) -> bool:
     return False
 
 
+def _after_honorific(tokens: list[_Token], i: int, text: str) -> bool:
+    """Whether token ``i`` follows a capitalised honorific on the same line."""
+    if i == 0 or "\n" in text[tokens[i - 1].end : tokens[i].start]:
+        return False
+    prev = tokens[i - 1]
+    return prev.key.rstrip(".") in HONORIFICS and prev.word[:1].isupper()
+
+
 def _place(tokens: list[_Token], i: int, text: str) -> bool:
     if i > 0 and "\n" not in text[tokens[i - 1].end : tokens[i].start]:
         prev = tokens[i - 1].key.rstrip(".")
@@ -321,6 +329,8 @@ def protagonist_name(
         if token.key in ROLE_TITLES | HONORIFICS and i + 1 < len(tokens):
             continue
         slot = (continuation and i == 0) or _slot(tokens, i, body)
+        if not slot and _after_honorific(tokens, i, body):
+            continue  # "Mrs. Jackson" alone: a surname, whatever the table says
         if token.key in STOP_WORDS or base in STOP_WORDS:
             # "Will." or "May," in a name slot: a name the table holds, else a word.
             punct = re.match(r"[.,;:!?]", body[token.end : token.end + 1])

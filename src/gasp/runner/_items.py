@@ -35,6 +35,27 @@ class RequestKind(enum.StrEnum):
     SCORE = "score"  # the log-probability of each candidate continuation
 
 
+#: How a study's generation prompts are sent: ``chat`` (the model's chat template),
+#: ``completion`` (text a base model continues, cut where the answer ends) or ``auto``
+#: (completion for a model without a chat template, else chat).
+PROMPT_FORMS = ("auto", "chat", "completion")
+CHAT, COMPLETION = "chat", "completion"
+
+
+@dataclass(frozen=True)
+class Completion:
+    """The completion form of a generation item: ``text`` for a base model to continue
+    (the answer is what follows it) and the ``stop`` strings that end the answer."""
+
+    text: str
+    stop: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "stop", tuple(self.stop))
+        if not self.text.strip():
+            raise ConfigError("a completion form needs text to continue")
+
+
 @dataclass(frozen=True)
 class Item:
     """One unit of a study: a prompt and its attributes, requested ``n`` times.
@@ -42,7 +63,10 @@ class Item:
     ``key`` identifies the item within its study (its ``item_id`` is the key as JSON
     and per-sample seeds derive from it). ``chat`` items are sent as a user message
     (after the study's system prompt, if any); other items are raw text contexts,
-    which only scoring accepts. ``candidates`` are the continuations of a score item.
+    which scoring accepts and generation sends as text to continue (a study's completion
+    form, cut at ``stop``). ``candidates`` are the continuations of a score item.
+    ``completion`` is the completion form of a chat generation item, which the runner
+    sends instead of the chat prompt when the run's prompt form is ``completion``.
     """
 
     key: tuple[str, ...]
@@ -52,6 +76,8 @@ class Item:
     n: int = 1
     candidates: tuple[str, ...] = ()
     chat: bool = True
+    completion: Completion | None = None
+    stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "key", tuple(str(k) for k in self.key))
@@ -69,8 +95,9 @@ class Item:
                 raise ConfigError(f"score item {self.item_id} repeats a candidate")
         elif self.candidates:
             raise ConfigError(f"generate item {self.item_id} must not have candidates")
-        if self.kind is RequestKind.GENERATE and not self.chat:
-            raise ConfigError(f"generate item {self.item_id}: raw-text generation is not supported")
+        object.__setattr__(self, "stop", tuple(self.stop))
+        if self.kind is RequestKind.SCORE and (self.completion is not None or self.stop):
+            raise ConfigError(f"score item {self.item_id}: a completion form is for generation")
 
     @property
     def item_id(self) -> str:
@@ -165,6 +192,8 @@ class StudyPlan:
     manifest (a resumed run must present the same). ``system_prompt`` precedes every
     chat item. ``options`` are the study's resolved option values, recorded in the
     manifest beside the spec (not part of a run's identity: the spec is).
+    ``prompt_form`` (one of :data:`PROMPT_FORMS`) says how generation items are sent;
+    the runner resolves ``auto`` for the model (:func:`gasp.runner.apply_prompt_form`).
     """
 
     kind: str
@@ -174,9 +203,14 @@ class StudyPlan:
     stopping: StoppingRule = field(default_factory=FixedN)
     system_prompt: str | None = None
     options: Mapping[str, Any] = field(default_factory=dict)
+    prompt_form: str = "auto"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "items", tuple(self.items))
+        if self.prompt_form not in PROMPT_FORMS:
+            raise ConfigError(
+                f"prompt form must be one of {', '.join(PROMPT_FORMS)}, got {self.prompt_form!r}"
+            )
         if not self.items:
             raise ConfigError(f"study {self.name!r} has no items")
         seen: set[tuple[str, ...]] = set()

@@ -38,13 +38,15 @@ def plain_spec(plan: StudyPlan) -> dict[str, Any]:
 
 
 def run_identity(plan: StudyPlan, spec: str, decoding: DecodingConfig, seed: int) -> dict[str, Any]:
-    """What makes two invocations the same run: study, its kind, model, decoding, seed."""
+    """What makes two invocations the same run: study, its kind, model, decoding, seed
+    and the prompt form (``chat`` or ``completion``, as resolved for the model)."""
     return {
         "study": plain_spec(plan),
         "study_kind": plan.kind,
         "model": spec,
         "decoding": dataclasses.asdict(decoding),
         "seed": seed,
+        "prompt_form": plan.prompt_form,
     }
 
 
@@ -69,8 +71,12 @@ def check_identity(
         "model": manifest.get("model", {}).get("spec"),
         "decoding": manifest.get("decoding"),
         "seed": manifest.get("seed"),
+        # a run recorded before prompt forms existed sent chat prompts
+        "prompt_form": manifest.get("prompt_form", "chat"),
     }
-    for key in ("study_kind", "study", "model", "seed", "decoding"):
+    for key in ("study_kind", "study", "model", "seed", "decoding", "prompt_form"):
+        if key not in identity:
+            continue
         if stored[key] == identity[key]:
             continue
         if key == "study":
@@ -143,6 +149,7 @@ def build_manifest(
         "study": plain_spec(plan),
         "study_kind": plan.kind,
         "request_kinds": [str(k) for k in plan.kinds],
+        "prompt_form": plan.prompt_form,
         "model": model,
         "decoding": dataclasses.asdict(decoding),
         "seed": seed,

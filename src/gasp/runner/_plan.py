@@ -49,7 +49,8 @@ def build_request(
     system_prompt: str | None,
 ) -> Request:
     """The request for sample ``index`` of ``item``: a generation with the prompt in the
-    user role (after the system prompt), or a scoring of the item's candidates."""
+    user role (after the system prompt) or, for a raw-text item, as text to continue
+    (cut at the item's stop strings); or a scoring of the item's candidates."""
     pairs = item.messages(system_prompt)
     messages = None if pairs is None else tuple(ChatMessage(r, c) for r, c in pairs)
     key = request_key(item.key, index)
@@ -59,12 +60,13 @@ def build_request(
             context=item.prompt if messages is None else messages,
             candidates=item.candidates,
         )
-    assert messages is not None  # generation items are chat items (checked by Item)
     return GenerationRequest(
         key=key,
-        messages=messages,
+        messages=messages or (),
         decoding=decoding,
         seed=sample_seed(run_seed, item.key, index),
+        completion=item.prompt if messages is None else None,
+        stop=item.stop,
     )
 
 

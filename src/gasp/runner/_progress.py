@@ -273,6 +273,10 @@ def summary_table(summary: RunSummary) -> Table:
         table.add_row(f"endpoint {endpoint.url}", str(endpoint.sent), endpoint_details(endpoint))
     if summary.batching:
         table.add_row("batch size", str(summary.batch_size), summary.batching)
+    if summary.prompt_form == "completion":
+        table.add_row(
+            "prompt form", "completion", "text to continue, cut at the study's stop strings"
+        )
     if summary.batch:
         table.add_row(
             "batches",

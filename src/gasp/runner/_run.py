@@ -37,6 +37,7 @@ from gasp.backends import (
 )
 from gasp.errors import BackendError, ConfigError
 from gasp.runner._batch import BatchRun, batch_client_for, check_batch_model, warn_open_batches
+from gasp.runner._forms import apply_prompt_form
 from gasp.runner._items import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.runner._loop import ItemLoop
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
@@ -117,7 +118,7 @@ async def _agenerate(
 ) -> RunSummary:
     opts = options or RunOptions()
     opts.validate()
-    plan = as_plan(study)
+    plan = apply_prompt_form(as_plan(study), model, opts.backend_options)
     if store_path is None and not opts.dry_run:
         raise ConfigError("a run store path is needed (only a dry run goes without one)")
     path = Path(store_path if store_path is not None else "")
@@ -139,6 +140,7 @@ async def _agenerate(
         study=plan.name, store_path="" if store_path is None else str(path), model=spec
     )
     summary.batch = opts.batch is not None
+    summary.prompt_form = plan.prompt_form
     if opts.dry_run:
         summary.dry_run = True
         summary.estimate = estimate_plan(plan, spec, decoding, batch=summary.batch)
@@ -301,9 +303,9 @@ def check_generation(
 
 async def _check(study: StudyPlan | Plannable, model: str, path: Path, opts: RunOptions) -> None:
     opts.validate()
-    plan = as_plan(study)
-    decoding = dataclasses.replace(opts.decoding, seed=opts.seed)
     parse_model_spec(model)
+    plan = apply_prompt_form(as_plan(study), model, opts.backend_options)
+    decoding = dataclasses.replace(opts.decoding, seed=opts.seed)
     if opts.batch is not None:
         check_batch_model(model)
     if opts.max_cost is not None and price_per_mtok(model) is None:

@@ -163,6 +163,8 @@ class RunSummary:
     batching: str = ""
     batches_submitted: int = 0
     batches_resumed: int = 0
+    #: How generation prompts were sent: ``chat`` or ``completion`` (see ``_forms``).
+    prompt_form: str = "chat"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-compatible form (recorded in the store's ``sessions`` table)."""

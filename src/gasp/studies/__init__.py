@@ -8,6 +8,8 @@ one when it is first asked for. Other packages add studies through the
 """
 
 from gasp.studies._options import (
+    PROMPT_FORM,
+    PROMPT_FORM_OPTION,
     ResolvedOptions,
     StudyOption,
     check_study_options,
@@ -40,6 +42,8 @@ __all__ = [
     "DECODING_KEYS",
     "DEFAULT_STUDY_KIND",
     "ENTRY_POINT_GROUP",
+    "PROMPT_FORM",
+    "PROMPT_FORM_OPTION",
     "STUDY_KIND_KEY",
     "PlanSize",
     "ResolvedOptions",

@@ -303,3 +303,24 @@ __all__ = [
     "resolve_study_options",
     "with_quick",
 ]
+
+
+#: The name of the prompt-form option (see :data:`PROMPT_FORM`).
+PROMPT_FORM_OPTION = "prompt_form"
+
+
+def _prompt_form() -> StudyOption:
+    from gasp.runner import PROMPT_FORMS
+
+    return StudyOption(
+        "how generation prompts are sent: chat (the model's chat template), completion "
+        "(text a base model continues, cut where the answer ends) or auto (completion for "
+        "a model without a chat template, else chat)",
+        choices=PROMPT_FORMS,
+        default="auto",
+    )
+
+
+#: The prompt-form option every generating study declares (one declaration, one default);
+#: the runner resolves ``auto`` for the model and records the form in the run manifest.
+PROMPT_FORM = _prompt_form()

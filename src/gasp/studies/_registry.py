@@ -25,6 +25,7 @@ from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
 from gasp.runner import Plannable, RequestKind, StudyPlan, as_plan
 from gasp.studies._options import (
+    PROMPT_FORM_OPTION,
     ResolvedOptions,
     StudyOption,
     quick_values,
@@ -144,8 +145,14 @@ class StudyType(abc.ABC):
         """The study's plan under the resolved ``options``, which it records (the run
         manifest stores them)."""
         resolved = self.resolve_options(options, quick=quick)
-        plan = as_plan(self.build(source, resolved))
-        return dataclasses.replace(plan, options=resolved.plain())
+        form = resolved.get(PROMPT_FORM_OPTION)
+        given = resolved
+        if PROMPT_FORM_OPTION in resolved:  # the runner's, not the study's to build
+            values = {k: v for k, v in resolved.items() if k != PROMPT_FORM_OPTION}
+            given = ResolvedOptions(values, resolved.explicit - {PROMPT_FORM_OPTION})
+        plan = as_plan(self.build(source, given))
+        plan = dataclasses.replace(plan, options=resolved.plain())
+        return dataclasses.replace(plan, prompt_form=form) if form else plan
 
     def size_options(self) -> dict[str, StudyOption]:
         """The declared options that are sizes of the study's comparisons."""

@@ -20,12 +20,20 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.runner import FixedN, Item, StudyPlan
+from gasp.runner import Completion, FixedN, Item, StudyPlan
 
 STUDY_KIND = "marked-personas"
 PERSONA = "persona"
 STORY = "story"
 KINDS = (PERSONA, STORY)
+#: The completion form of each kind of prompt, for a base model (``{group}`` as in the
+#: prompts): the text a description or a story follows; the answer is its first
+#: paragraph (:data:`COMPLETION_STOP`). Every prompt of a kind shares it.
+COMPLETIONS = {
+    PERSONA: "Here is a short description of {group}.\n\n",
+    STORY: "Here is a short story about {group}.\n\n",
+}
+COMPLETION_STOP = ("\n\n",)
 #: The verb after "that they" in the Kambhatla-style prompt: the published data's "is"
 #: (default, for reproduction) or "are".
 THEY_VERBS = ("is", "are")
@@ -166,6 +174,10 @@ class MarkedPersonasStudy:
                             **group,
                         },
                         n=self.n,
+                        completion=Completion(
+                            COMPLETIONS[template.kind].format(**self.fill(group)),
+                            COMPLETION_STOP,
+                        ),
                     )
                 )
         return out

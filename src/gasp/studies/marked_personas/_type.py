@@ -9,7 +9,7 @@ from typing import Any
 from gasp.errors import ConfigError
 from gasp.io import TableRole, TextTable
 from gasp.results import HeadlineMetric
-from gasp.studies import StudyOption, StudyType, reject_options, resolve_study_options
+from gasp.studies import PROMPT_FORM, StudyOption, StudyType, reject_options, resolve_study_options
 from gasp.studies.marked_personas._analysis import Settings
 from gasp.studies.marked_personas._model import (
     KINDS,
@@ -92,6 +92,7 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         default=_DEFAULTS.resilience_counting,
     ),
     "study_file": "for `gasp analyze TABLE`: a study file with your own axes and prompts",
+    "prompt_form": PROMPT_FORM,
 }
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
 BUILD_OPTIONS = {"n", *STUDY_OPTIONS}

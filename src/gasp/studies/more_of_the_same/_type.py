@@ -12,6 +12,7 @@ from gasp.io import TextTable
 from gasp.results import HeadlineMetric
 from gasp.runner import StudyPlan
 from gasp.studies import (
+    PROMPT_FORM,
     StudyOption,
     StudyType,
     count_units,
@@ -74,6 +75,7 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
     ),
     "templates": "only these templates (comma separated)",
     "conditions": "only these conditions (unspecified,woman,man,nonbinary)",
+    "prompt_form": PROMPT_FORM,
 }
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
 BUILD_OPTIONS = {"occupations_file", *STUDY_OPTIONS}

@@ -6,10 +6,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from gasp.errors import ConfigError
-from gasp.runner import FixedN, Item, StudyPlan
+from gasp.runner import Completion, FixedN, Item, StudyPlan
 from gasp.studies.pronoun_pairs._professions import Profession
 from gasp.studies.pronoun_pairs._templates import (
+    NARRATIVE_STOP,
     NARRATIVE_TEMPLATES,
+    PAIR_STOP,
     PAIR_TEMPLATES,
     PRONOUNS,
     STORYTELLER,
@@ -70,6 +72,7 @@ class PairsStudy:
                                 "expected": spec.expected,
                             },
                             n=self.n,
+                            completion=Completion(spec.completion(a, b, pronoun), PAIR_STOP),
                         )
                     )
         return tuple(out)
@@ -114,13 +117,17 @@ class NarrativeStudy:
             raise ConfigError("the narrative study needs at least one profession")
 
     def items(self) -> tuple[Item, ...]:
-        """One item per (template, profession)."""
+        """One item per (template, profession); the completion form is the opening
+        itself, for a base model to continue (its first paragraph)."""
         return tuple(
             Item(
                 key=(template, p.name),
                 prompt=narrative_prompt(template, p.name, p.article),
                 attributes={"template": template, "profession": p.name},
                 n=self.n,
+                completion=Completion(
+                    narrative_prompt(template, p.name, p.article), NARRATIVE_STOP
+                ),
             )
             for template in self.templates
             for p in self.professions

@@ -56,6 +56,12 @@ class PairTemplate:
         """The full prompt: instruction, sentence, question."""
         return f"{self.instruction()} {self.scenario(a, b, pronoun)} {self.question}"
 
+    def completion(self, a: str, b: str, pronoun: str) -> str:
+        """The completion form for a base model: the sentence, the question and an answer
+        begun in the instruction's format (``Answer: The``), which the model continues
+        with a profession; the answer ends at the line's end (:data:`PAIR_STOP`)."""
+        return f"{self.scenario(a, b, pronoun)}\nQuestion: {self.question}\nAnswer: The"
+
 
 _BOOK = "The {A} was angry at the {B} because {P} never returned a book {P} borrowed."
 
@@ -102,6 +108,12 @@ PAIR_TEMPLATES: dict[str, PairTemplate] = {
         PairTemplate("book owner", _BOOK, "Who owns the book?", "A", "owns the book"),
     )
 }
+
+#: Where a base model's answer to a paired question ends: the end of its line.
+PAIR_STOP = ("\n",)
+#: Where a base model's story opening ends: the end of its first paragraph (the name
+#: comes in the first sentence).
+NARRATIVE_STOP = ("\n\n",)
 
 #: Section 3.4's instruction, sent as the system message of every narrative (authors' code).
 STORYTELLER = (

@@ -12,7 +12,7 @@ from gasp.io import TextTable
 from gasp.names import DEFAULT_GENDER_THRESHOLD, DEFAULT_NAME_MIN_COUNT
 from gasp.results import HeadlineMetric
 from gasp.runner import StudyPlan
-from gasp.studies import StudyOption, StudyType, count_units, reject_options
+from gasp.studies import PROMPT_FORM, StudyOption, StudyType, count_units, reject_options
 from gasp.studies.pronoun_pairs._professions import (
     default_professions,
     draw_pairs,
@@ -85,6 +85,7 @@ class PronounPairs(StudyType):
             ),
             "templates": StudyOption(_TEMPLATES_HELP, quick="late,cake"),
             "occupations": StudyOption(_OCCUPATIONS_HELP),
+            "prompt_form": PROMPT_FORM,
         }
     )
     quick_max_tokens = 24
@@ -203,6 +204,7 @@ class Narratives(StudyType):
                 minimum=1,
                 default=DEFAULT_TOP_NAMES,
             ),
+            "prompt_form": PROMPT_FORM,
         }
     )
     quick_max_tokens = 40
