@@ -105,7 +105,8 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     assert gasp_exit_code(monkeypatch, *args, "--detect", "narratives:nope=0.1") == 2
     assert "--detect" in capsys.readouterr().err
     assert gasp_exit_code(monkeypatch, *args) == 0
-    stdout = capsys.readouterr().out
+    shown = capsys.readouterr()
+    stdout = shown.err  # the plan before an audit is progress: it goes to standard error
     assert "(asked: 0.4)" in stdout
     line = next(s for s in stdout.splitlines() if "narratives named_female_share" in s)
     stories = int(line.split(": ")[1].split(" ")[0])
