@@ -119,7 +119,7 @@ def test_detect_sizes_the_study_and_a_plan_too_dear_is_refused(
     # the same command again resumes with the sizes its first plan chose (not refused)
     assert gasp_exit_code(monkeypatch, *args) == 0
     again = capsys.readouterr()
-    assert "sizes: those this folder's first plan chose for --detect" in again.out, again.err
+    assert "sizes: those this folder's first plan chose for --detect" in again.err, again.out
     record = json.loads((out / "audit.json").read_text(encoding="utf-8"))
     assert record["runs"]["b/narratives"]["study_options"]["n"] == n
     assert record["detect"]["targets"] == ["narratives:named_female_share=0.4"]

@@ -171,7 +171,7 @@ CASES: list[tuple[str, str, str]] = [
      'temperature must be between 0 and 2'),
     ('examples-per-word 0',
      'run narratives --examples-per-word 0 --out {run}',
-     '--examples-per-word must be at least 1'),
+     '--examples-per-word must lie in [1, 1000], got 0'),
     ('k-rule',
      'run -m mock/personas --k-rule bogus --out {run}',
      'k_rule must be one of'),
@@ -221,7 +221,7 @@ CASES: list[tuple[str, str, str]] = [
      'no run at'),
     ('report examples 0',
      'report {run} --examples-per-word 0',
-     'must be at least 1'),
+     '--examples-per-word must be an integer of at least 1, got 0'),
 ]
 # fmt: on
 

@@ -47,13 +47,14 @@ def _runs(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
     return {
         "more-of-the-same": [
             {"occupations": "nurse,engineer", "occupation_count": 1, "n": 3, "cap_factor": 2,
-             "templates": "persona", "conditions": "unspecified,woman,man"},
+             "templates": "persona", "conditions": "unspecified,woman,man", "prompt_form": "chat"},
         ],
         "marked-personas": [
             {"n": 2, "texts": "personas", "prompts": "describe", "race": "a White,a Black",
              "gender": "M,W", "they_verb": "are", "anonymizer": "clean", "svm_seed": 7,
              "min_df": 0.01, "refusal_patterns": "as an ai", "exclude_refusals": True,
-             "lexicon_counting": "authors", "resilience_counting": "substrings"},
+             "lexicon_counting": "authors", "resilience_counting": "substrings",
+             "prompt_form": "chat"},
             {"n": 2, "texts": "personas", "study_file": files["age.toml"]},
         ],
         "occugender": [
@@ -64,11 +65,12 @@ def _runs(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
              "expressions_file": files["expressions.yaml"], "debiasing": "none"},
         ],
         "pronoun-pairs": [
-            {"pairs": 2, "pair_seed": 1, "n": 1, "templates": "late", "occupations": "nurse,pilot"},
+            {"pairs": 2, "pair_seed": 1, "n": 1, "templates": "late", "occupations": "nurse,pilot",
+             "prompt_form": "chat"},
         ],
         "narratives": [
             {"n": 2, "occupations": "roofer", "templates": "once", "names_file": files["names.csv"],
-             "gender_threshold": 0.8, "name_min_count": 50, "top_names": 3},
+             "gender_threshold": 0.8, "name_min_count": 50, "top_names": 3, "prompt_form": "chat"},
         ],
     }  # fmt: skip
 

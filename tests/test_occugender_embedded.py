@@ -33,7 +33,8 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_quick_run_on_the_embedded_model(quick_run: Path) -> None:
     results = AuditResults.load(quick_run / "results")
-    assert results.meta["approximate"] is False and results.settings["mode"] == "raw"
+    # --quick asks in the chat form, where SmolLM2 puts more of its mass on the expressions
+    assert results.meta["approximate"] is False and results.settings["mode"] == "chat"
     table2 = results["table2"].set_index(["task", "group"])
     assert ((table2[["M", "F", "D"]].sum(axis=1) - 100).abs() < 0.1).all()
     assert (table2["coverage"] > 0).all() and (table2["coverage"] <= 1.0 + 1e-6).all()

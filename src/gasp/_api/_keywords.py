@@ -52,7 +52,7 @@ def require_int(
             f"{function}(): {name} must be an integer, got {value!r} ({_type_name(value)})"
         )
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        bounds = f"from {minimum} to {maximum}" if maximum is not None else f"at least {minimum}"
+        bounds = f"from {minimum} to {maximum}" if maximum is not None else f"of at least {minimum}"
         raise ArgumentError(f"{function}(): {name} must be an integer {bounds}, got {value}")
     return value
 
