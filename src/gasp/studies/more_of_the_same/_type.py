@@ -32,14 +32,14 @@ class QuickPreset:
     16), so that the tour runs in under two minutes from an empty model cache: 3
     occupations (the fewest that give the representation metrics an interval), both
     templates, the four conditions, ``n`` samples per named cell and per associated
-    gender, unspecified cells capped at ``cap_factor`` x n; at most 216 texts of 64
+    gender, unspecified cells capped at ``cap_factor`` x n; at most 216 texts of 56
     tokens (SRB scores need a larger run, measured in
     :data:`~gasp.studies.more_of_the_same._gasp_run.GASP_RUN`).
     """
 
     occupations: tuple[str, ...] = ("nurse", "engineer", "software engineer")
     n: int = 6
-    max_tokens: int = 64
+    max_tokens: int = 56
     cap_factor: int = 3
     probe_k: int | None = None
 
