@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,26 @@ def _config(function: str, options: dict[str, Any]) -> dict[str, Any]:
     return options
 
 
+def _checked_call(
+    function: str,
+    target: Callable[..., Any],
+    models: Sequence[str] | str,
+    studies: Sequence[str] | str | None,
+    baseline: str | None,
+    out: str | Path,
+    level: float,
+    options: dict[str, Any],
+) -> Any:
+    """``target`` (the audit's runner or planner) called with the keywords checked in
+    ``function``'s words, its errors worded the same way."""
+    given = _config(function, options)
+    folder = require_path(function, "out", out, optional=False)
+    chosen = require_level(function, "level", level)
+    assert folder is not None and chosen is not None
+    with in_python_words(function):
+        return target(models, studies, baseline, folder, chosen, **given)
+
+
 def audit(
     models: Sequence[str] | str,
     studies: Sequence[str] | str | None = None,
@@ -104,16 +124,14 @@ def audit(
         >>> bool(row["significant"]), row["direction"] in ("better", "worse")
         (True, True)
     """
-    fn = "gasp.audit"
-    scoped = {"model_options": model_options, "study_options": study_options}
-    given = _config(fn, {**options, "quick": quick, "seed": seed, "quiet": quiet, **scoped})
-    folder = require_path(fn, "out", out, optional=False)
-    chosen = require_level(fn, "level", level)
     from gasp.auditing import run_audit
 
-    with in_python_words(fn):
-        return run_audit(models, studies, baseline, folder or DEFAULT_OUT, chosen or DEFAULT_LEVEL,
-                         **given)  # fmt: skip
+    given = {**options, "quick": quick, "seed": seed, "quiet": quiet,
+             "model_options": model_options, "study_options": study_options}  # fmt: skip
+    card: Scorecard = _checked_call(
+        "gasp.audit", run_audit, models, studies, baseline, out, level, given
+    )
+    return card
 
 
 audit_async = awaitable(
@@ -157,16 +175,14 @@ def plan_audit(
         >>> plan.requests > 0
         True
     """
-    fn = "gasp.plan_audit"
-    given = _config(fn, {**options, "quick": quick, "model_options": model_options,
-                         "study_options": study_options})  # fmt: skip
-    folder = require_path(fn, "out", out, optional=False)
-    chosen = require_level(fn, "level", level)
     from gasp.auditing import plan_only
 
-    with in_python_words(fn):
-        return plan_only(models, studies, baseline, folder or DEFAULT_OUT, chosen or DEFAULT_LEVEL,
-                         **given)  # fmt: skip
+    given = {**options, "quick": quick, "model_options": model_options,
+             "study_options": study_options}  # fmt: skip
+    plan: AuditPlan = _checked_call(
+        "gasp.plan_audit", plan_only, models, studies, baseline, out, level, given
+    )
+    return plan
 
 
 __all__ = ["audit", "audit_async", "plan_audit"]
