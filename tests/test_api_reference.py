@@ -24,7 +24,7 @@ PUBLIC = (
     "export_hf",
 )  # fmt: skip
 MODULES = (
-    "_run", "_analyze", "_audit", "_view", "_tour", "_generate", "_probe", "_studies",
+    "_run", "_analyze", "_audit", "_view", "_tour", "_generate", "_studies",
     "_tables", "_tools",
 )  # fmt: skip
 ROOT = Path(__file__).resolve().parents[1]

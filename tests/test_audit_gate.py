@@ -216,3 +216,35 @@ def test_a_changed_setting_is_refused_naming_it_or_redone(
     assert set(settings) >= {"study_options", "decoding"}
     assert gasp_exit_code(monkeypatch, *again) == 0
     assert capsys.readouterr().err.count("finished before, not redone") == 2
+
+
+def test_a_model_with_its_own_run_seed_is_no_twin_and_its_seed_is_recorded(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "audit"
+    code = gasp_exit_code(
+        monkeypatch, *BASE, *TWO, "--model-option", "b:run_seed=7", "--out", str(out)
+    )
+    err = capsys.readouterr().err
+    assert code == 0 and "are one model" not in err
+    runs = json.loads((out / "audit.json").read_text(encoding="utf-8"))["runs"]
+    assert runs["a/pronoun-pairs"]["seed"] == 0 and runs["b/pronoun-pairs"]["seed"] == 7
+    assert "run_seed" not in runs["b/pronoun-pairs"]["model_options"]
+    # the same two models with one seed are twins, and the audit says so
+    twins = tmp_path / "twins"
+    assert gasp_exit_code(monkeypatch, *BASE, *TWO, "--out", str(twins)) == 0
+    assert "are one model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["-1", "x", "4294967296", "1.5"])
+def test_a_bad_run_seed_is_one_line_before_anything_is_written(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    value: str,
+) -> None:
+    out = tmp_path / "audit"
+    args = (*BASE, *TWO, "--model-option", f"b:run_seed={value}", "--out", str(out))
+    assert gasp_exit_code(monkeypatch, *args) == 2
+    assert "b:run_seed must be a whole number" in _one_error(capsys)
+    assert not out.exists()

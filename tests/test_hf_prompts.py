@@ -8,8 +8,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 tokenizers = pytest.importorskip("tokenizers")
 
-from gasp.backends._base import ChatMessage  # noqa: E402
 from gasp.backends._hf_prompts import PromptEncoder  # noqa: E402
+from gasp.backends._messages import ChatMessage  # noqa: E402
 
 TEMPLATE = (
     "{% for m in messages %}<s>{{ m['role'] }}: {{ m['content'] }}</s>{% endfor %}"
@@ -55,7 +55,7 @@ def test_batches_equal_the_tokenizers_padded_batch_and_repeat_from_the_cache() -
 
 
 def test_completions_are_tokenized_as_raw_text_beside_chats() -> None:
-    from gasp.backends._base import GenerationRequest
+    from gasp.backends._messages import GenerationRequest
 
     tok = _tokenizer()
     encoder = PromptEncoder(tok, tok.pad_token_id)
@@ -68,8 +68,8 @@ def test_completions_are_tokenized_as_raw_text_beside_chats() -> None:
 
 
 def test_an_answer_ends_at_its_end_token_or_before_its_first_stop_string() -> None:
-    from gasp.backends._base import StopReason
     from gasp.backends._hf_prompts import answer_of
+    from gasp.backends._messages import StopReason
 
     tok = _tokenizer()
     row = tok.convert_tokens_to_ids(["a", "nurse", ":", "a", "carpenter", "</s>", "story"])

@@ -85,41 +85,26 @@ if TYPE_CHECKING:
 
 __version__ = "0.1.0"
 
-#: Lazy attributes: name -> (module, attribute).
+
+def _api_names() -> list[str]:
+    """The public names of :mod:`gasp._api` (its ``__all__``), without importing any of
+    its modules."""
+    import importlib
+
+    return list(importlib.import_module("gasp._api").__all__)
+
+
+#: Lazy attributes: name -> (module, attribute); every function and result class of
+#: :mod:`gasp._api` (which imports nothing itself) and the result classes below it.
 _LAZY: dict[str, tuple[str, str]] = {
-    "run": ("gasp._api", "run"),
-    "run_async": ("gasp._api", "run_async"),
-    "analyze": ("gasp._api", "analyze"),
-    "compare": ("gasp._api", "compare"),
-    "audit": ("gasp._api", "audit"),
-    "audit_async": ("gasp._api", "audit_async"),
-    "plan_audit": ("gasp._api", "plan_audit"),
-    "view": ("gasp._api", "view"),
-    "tour": ("gasp._api", "tour"),
-    "generate": ("gasp._api", "generate"),
-    "export": ("gasp._api", "export"),
-    "probe_words": ("gasp._api", "probe_words"),
-    "list_studies": ("gasp._api", "list_studies"),
-    "describe_study": ("gasp._api", "describe_study"),
-    "render_report": ("gasp._api", "render_report"),
-    "associate_genders": ("gasp._api", "associate_genders"),
-    "marked_words": ("gasp._api", "marked_words"),
-    "calibrate": ("gasp._api", "calibrate"),
-    "inspect_tasks_path": ("gasp._api", "inspect_tasks_path"),
-    "export_hf": ("gasp._api", "export_hf"),
+    **{name: ("gasp._api", name) for name in _api_names()},
     "RunResult": ("gasp.pipeline", "RunResult"),
     "Scorecard": ("gasp.auditing", "Scorecard"),
     "AuditPlan": ("gasp.auditing", "AuditPlan"),
     "Step": ("gasp.pipeline", "Step"),
     "declared_settings": ("gasp.pipeline", "settings_of"),
-    "Generation": ("gasp._api", "Generation"),
     "ExportOutcome": ("gasp.pipeline", "ExportOutcome"),
-    "ProbeOutcome": ("gasp._api", "ProbeOutcome"),
     "ProbeResult": ("gasp.probe", "ProbeResult"),
-    "StudyInfo": ("gasp._api", "StudyInfo"),
-    "StudyListing": ("gasp._api", "StudyListing"),
-    "GenderAssociation": ("gasp._api", "GenderAssociation"),
-    "MarkedWords": ("gasp._api", "MarkedWords"),
     "CalibrationReport": ("gasp.stats", "CalibrationReport"),
 }
 

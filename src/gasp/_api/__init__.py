@@ -22,28 +22,32 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from gasp._api._analyze import analyze, compare
-    from gasp._api._audit import audit, audit_async, plan_audit
-    from gasp._api._generate import Generation, export, generate
-    from gasp._api._probe import ProbeOutcome, probe_words
-    from gasp._api._run import run, run_async
-    from gasp._api._studies import (
-        StudyInfo,
-        StudyListing,
-        describe_study,
-        list_studies,
-        render_report,
-    )
-    from gasp._api._tables import (
-        GenderAssociation,
-        MarkedWords,
-        associate_genders,
-        calibrate,
-        marked_words,
-    )
-    from gasp._api._tools import export_hf, inspect_tasks_path
-    from gasp._api._tour import tour
-    from gasp._api._view import view
+    from gasp._api._analyze import analyze as analyze
+    from gasp._api._analyze import compare as compare
+    from gasp._api._audit import audit as audit
+    from gasp._api._audit import audit_async as audit_async
+    from gasp._api._audit import plan_audit as plan_audit
+    from gasp._api._generate import Generation as Generation
+    from gasp._api._generate import export as export
+    from gasp._api._generate import generate as generate
+    from gasp._api._run import run as run
+    from gasp._api._run import run_async as run_async
+    from gasp._api._studies import StudyInfo as StudyInfo
+    from gasp._api._studies import StudyListing as StudyListing
+    from gasp._api._studies import describe_study as describe_study
+    from gasp._api._studies import list_studies as list_studies
+    from gasp._api._studies import render_report as render_report
+    from gasp._api._tables import GenderAssociation as GenderAssociation
+    from gasp._api._tables import MarkedWords as MarkedWords
+    from gasp._api._tables import ProbeOutcome as ProbeOutcome
+    from gasp._api._tables import associate_genders as associate_genders
+    from gasp._api._tables import calibrate as calibrate
+    from gasp._api._tables import marked_words as marked_words
+    from gasp._api._tables import probe_words as probe_words
+    from gasp._api._tools import export_hf as export_hf
+    from gasp._api._tools import inspect_tasks_path as inspect_tasks_path
+    from gasp._api._tour import tour as tour
+    from gasp._api._view import view as view
 
 #: Each public function (and result class) and the module it lives in, imported on
 #: first use.
@@ -58,7 +62,7 @@ _MODULES = {
     "view": "_view",
     "generate": "_generate",
     "export": "_generate",
-    "probe_words": "_probe",
+    "probe_words": "_tables",
     "list_studies": "_studies",
     "describe_study": "_studies",
     "render_report": "_studies",
@@ -69,7 +73,7 @@ _MODULES = {
     "export_hf": "_tools",
     "tour": "_tour",
     "Generation": "_generate",
-    "ProbeOutcome": "_probe",
+    "ProbeOutcome": "_tables",
     "StudyInfo": "_studies",
     "StudyListing": "_studies",
     "GenderAssociation": "_tables",
@@ -85,31 +89,5 @@ def __getattr__(name: str) -> Any:
     return getattr(importlib.import_module(f"gasp._api.{_MODULES[name]}"), name)
 
 
-__all__ = [
-    "GenderAssociation",
-    "Generation",
-    "MarkedWords",
-    "ProbeOutcome",
-    "StudyInfo",
-    "StudyListing",
-    "analyze",
-    "associate_genders",
-    "audit",
-    "audit_async",
-    "calibrate",
-    "compare",
-    "describe_study",
-    "export",
-    "export_hf",
-    "generate",
-    "inspect_tasks_path",
-    "list_studies",
-    "marked_words",
-    "plan_audit",
-    "probe_words",
-    "render_report",
-    "run",
-    "run_async",
-    "tour",
-    "view",
-]
+#: Every public name (a sequence, not a literal: the names are those of ``_MODULES``).
+__all__ = sorted(_MODULES)

@@ -203,6 +203,8 @@ class ModelSetup:
     base_urls: tuple[str, ...] = ()
     api_key_env: str | None = None
     options: tuple[tuple[str, Any], ...] = ()
+    #: The model's own run seed (``NAME:run_seed=N``; None: the audit's ``--seed``).
+    seed: int | None = None
 
     @property
     def backend_options(self) -> dict[str, Any]:
@@ -259,8 +261,21 @@ def model_setups(
                 urls = [value]
             else:
                 key_env = value
-        setups.append(ModelSetup(model, tuple(urls), key_env, tuple(sorted(values.items()))))
+        seed = _seed_of(model, values.pop("run_seed")) if "run_seed" in values else None
+        options = tuple(sorted(values.items()))
+        setups.append(ModelSetup(model, tuple(urls), key_env, options, seed))
     return setups
+
+
+def _seed_of(model: AuditModel, value: Any) -> int:
+    """A model's own run seed: a whole number from 0 to 2**32 - 1."""
+    text = str(value).strip()
+    if not text.isdigit() or int(text) >= 2**32:
+        raise ConfigError(
+            f"--model-option {model.name}:run_seed must be a whole number from 0 to "
+            f"4294967295, got {value!r}"
+        )
+    return int(text)
 
 
 def twin_warnings(setups: Sequence[ModelSetup]) -> list[str]:
@@ -275,6 +290,7 @@ def twin_warnings(setups: Sequence[ModelSetup]) -> list[str]:
             setup.api_key_env,
             setup.options,
             setup.model.variant_prompt,
+            setup.seed,
         )
         groups.setdefault(key, []).append(setup)
     return [

@@ -197,7 +197,9 @@ def prepare_audit(
                 name,
                 out,
                 quick=config.quick,
-                runner=runner,
+                runner=runner
+                if setup.seed is None
+                else dataclasses.replace(runner, seed=setup.seed),
                 pairs=study_pairs.get(None, []) + study_pairs.get(name, []),
                 sizes=config.sizes.get(name),
             )

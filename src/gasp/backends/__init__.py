@@ -1,19 +1,7 @@
 """Model backends chosen by a ``provider/model`` string."""
 
 from gasp.backends._available import check_model_available, served_models
-from gasp.backends._base import (
-    CandidateScore,
-    Capability,
-    ChatMessage,
-    DecodingConfig,
-    GenerationRequest,
-    GenerationResponse,
-    ModelBackend,
-    ScoreRequest,
-    ScoreResponse,
-    StopReason,
-    require_capability,
-)
+from gasp.backends._base import Capability, ModelBackend, require_capability
 from gasp.backends._batch_client import (
     BATCH_ENDPOINT,
     TERMINAL_STATUSES,
@@ -39,6 +27,16 @@ from gasp.backends._fleet import (
     check_distinct,
 )
 from gasp.backends._gguf import GgufInfo, read_gguf_header
+from gasp.backends._messages import (
+    CandidateScore,
+    ChatMessage,
+    DecodingConfig,
+    GenerationRequest,
+    GenerationResponse,
+    ScoreRequest,
+    ScoreResponse,
+    StopReason,
+)
 from gasp.backends._mock import MOCK_SCRIPTS, MockBackend, make_mock_backend
 from gasp.backends._openai_scoring import DEFAULT_MAX_CANDIDATE_CHARS, multi_token_reason
 from gasp.backends._options import parse_model_options

@@ -18,13 +18,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gasp.backends._base import (
-    AnyRequest,
-    AnyResponse,
-    ScoreRequest,
-    error_response,
-)
 from gasp.backends._faults import TransientBackendError
+from gasp.backends._messages import AnyRequest, AnyResponse, ScoreRequest, error_response
 from gasp.backends._urls import redact_url
 from gasp.errors import BackendError, ConfigError
 

@@ -40,14 +40,9 @@ from typing import Any
 
 from gasp._quiet import quiet_model_loading
 from gasp.backends._admission import model_turn
-from gasp.backends._base import (
-    GenerationRequest,
-    GenerationResponse,
-    StopReason,
-    cut_at_stop,
-    generate_by_decoding,
-)
+from gasp.backends._base import generate_by_decoding
 from gasp.backends._hf import ModelSource, plain_weights_folder
+from gasp.backends._messages import GenerationRequest, GenerationResponse, StopReason, cut_at_stop
 from gasp.backends._weight_cache import WeightCache, cache_dir, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError
 

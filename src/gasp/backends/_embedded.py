@@ -17,11 +17,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from gasp.backends._base import GenerationRequest, GenerationResponse
 from gasp.backends._ct2 import CT2_INSTALL, Ct2Generator, ctranslate2_available, default_threads
 from gasp.backends._gemma import GEMMA_MODEL_ID, gemma_file
 from gasp.backends._gguf import check_architecture, read_gguf_header
 from gasp.backends._hf import HFBackend, ModelSource, embedded_source
+from gasp.backends._messages import GenerationRequest, GenerationResponse
 from gasp.backends._options import Options
 from gasp.errors import BackendError, ConfigError
 

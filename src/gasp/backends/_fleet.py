@@ -26,15 +26,14 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from gasp.backends._base import (
-    Capability,
+from gasp.backends._base import Capability, ModelBackend
+from gasp.backends._faults import classify_error
+from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
-    ModelBackend,
     ScoreRequest,
     ScoreResponse,
 )
-from gasp.backends._faults import classify_error
 from gasp.backends._options import Options
 from gasp.backends._urls import redact_url
 from gasp.errors import ConfigError

@@ -27,17 +27,15 @@ from typing import Any
 
 from gasp._quiet import quiet_model_loading
 from gasp.backends._admission import model_turn
-from gasp.backends._base import (
-    Capability,
+from gasp.backends._base import Capability, ThreadedBatchBackend, generate_by_decoding
+from gasp.backends._chat_template import source_has_chat_template
+from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
+from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
     ScoreRequest,
     ScoreResponse,
-    ThreadedBatchBackend,
-    generate_by_decoding,
 )
-from gasp.backends._chat_template import source_has_chat_template
-from gasp.backends._hf_batching import BatchChoice, MemorySplitter, choose_batch_size
 from gasp.backends._options import Options
 from gasp.backends._weight_cache import WeightCache, file_sha256, weight_cache_enabled
 from gasp.errors import BackendError, ConfigError

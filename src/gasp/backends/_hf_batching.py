@@ -33,7 +33,7 @@ from typing import Any, TypeVar, cast
 
 import torch
 
-from gasp.backends._base import AnyRequest, AnyResponse, error_response
+from gasp.backends._messages import AnyRequest, AnyResponse, error_response
 
 logger = logging.getLogger("gasp.backends")
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import torch
 
-from gasp.backends._base import ChatMessage, GenerationRequest, StopReason, cut_at_stop
+from gasp.backends._messages import ChatMessage, GenerationRequest, StopReason, cut_at_stop
 
 #: Distinct conversations kept; the cache starts again past this many.
 MAX_CONVERSATIONS = 200_000

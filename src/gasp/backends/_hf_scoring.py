@@ -41,8 +41,8 @@ from typing import Any
 import torch
 from transformers import DynamicCache
 
-from gasp.backends._base import CandidateScore, ChatMessage, ScoreRequest, ScoreResponse
 from gasp.backends._faults import RequestRejectedError
+from gasp.backends._messages import CandidateScore, ChatMessage, ScoreRequest, ScoreResponse
 
 logger = logging.getLogger("gasp.backends")
 

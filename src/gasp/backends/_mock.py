@@ -9,18 +9,16 @@ from typing import Any
 
 import numpy as np
 
-from gasp.backends._base import (
-    Capability,
+from gasp.backends._base import Capability, ModelBackend, require_capability
+from gasp.backends._faults import TransientBackendError
+from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
-    ModelBackend,
     ScoreRequest,
     ScoreResponse,
     StopReason,
     cut_at_stop,
-    require_capability,
 )
-from gasp.backends._faults import TransientBackendError
 from gasp.backends._mock_scoring import TableScorer, parse_boost, parse_table
 from gasp.backends._options import Options
 from gasp.backends._personas import PersonaMix, persona_text, stable_int, stable_uniform

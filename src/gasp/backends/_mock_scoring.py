@@ -20,7 +20,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from gasp.backends._base import CandidateScore, ScoreRequest, ScoreResponse
+from gasp.backends._messages import CandidateScore, ScoreRequest, ScoreResponse
 from gasp.errors import ConfigError
 
 #: The default table: probability of each (lower-cased, stripped) token.

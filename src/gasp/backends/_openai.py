@@ -17,18 +17,17 @@ import openai
 from openai.types import Completion
 from openai.types.chat import ChatCompletion
 
-from gasp.backends._base import (
-    Capability,
+from gasp.backends._base import Capability, ModelBackend
+from gasp.backends._batch_client import BatchClient
+from gasp.backends._faults import TransientBackendError, is_connect_failure
+from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
-    ModelBackend,
     ScoreRequest,
     ScoreResponse,
     StopReason,
     cut_at_stop,
 )
-from gasp.backends._batch_client import BatchClient
-from gasp.backends._faults import TransientBackendError, is_connect_failure
 from gasp.backends._openai_scoring import (
     MAX_TOP_LOGPROBS,
     chat_top_logprobs,

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from gasp.backends._base import CandidateScore
 from gasp.backends._faults import RequestRejectedError, TransientBackendError
+from gasp.backends._messages import CandidateScore
 from gasp.errors import ConfigError
 
 #: The most top log-probabilities the OpenAI API returns.

@@ -29,8 +29,8 @@ import urllib.request
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from gasp.backends._base import CandidateScore, ScoreRequest, ScoreResponse
 from gasp.backends._faults import RequestRejectedError, TransientBackendError
+from gasp.backends._messages import CandidateScore, ScoreRequest, ScoreResponse
 from gasp.backends._urls import redact_url
 from gasp.errors import BackendError
 

@@ -12,18 +12,17 @@ from typing import Protocol, cast
 import numpy as np
 
 from gasp.backends._admission import CallClock
-from gasp.backends._base import (
+from gasp.backends._base import Capability, ModelBackend
+from gasp.backends._faults import FaultAction, FaultDecision, classify_error
+from gasp.backends._messages import (
     AnyRequest,
     AnyResponse,
-    Capability,
     GenerationRequest,
     GenerationResponse,
-    ModelBackend,
     ScoreRequest,
     ScoreResponse,
     error_response,
 )
-from gasp.backends._faults import FaultAction, FaultDecision, classify_error
 from gasp.backends._retry import RetryPolicy
 from gasp.errors import BackendError, ConfigError, GaspError
 

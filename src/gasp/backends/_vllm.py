@@ -16,18 +16,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from gasp.backends._admission import model_turn
-from gasp.backends._base import (
-    Capability,
+from gasp.backends._base import Capability, ThreadedBatchBackend
+from gasp.backends._faults import TransientBackendError
+from gasp.backends._hf_scoring import EncodedRequest, encode_request, to_response
+from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
     ScoreRequest,
     ScoreResponse,
     StopReason,
-    ThreadedBatchBackend,
     cut_at_stop,
 )
-from gasp.backends._faults import TransientBackendError
-from gasp.backends._hf_scoring import EncodedRequest, encode_request, to_response
 from gasp.backends._options import Options
 from gasp.errors import BackendError
 

@@ -71,7 +71,8 @@ def audit_command(
         list[str] | None,
         typer.Option(
             help="[MODEL:]KEY=VALUE backend option (repeatable); MODEL:base_url=URL and "
-            "MODEL:api_key_env=VAR give one model its server and key."
+            "MODEL:api_key_env=VAR give one model its server and key, MODEL:run_seed=N its "
+            "own run seed."
         ),
     ] = None,
     study_option: Annotated[

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from gasp.report._html import (
     slug,
 )
 from gasp.report._viewer import ViewerText
-from gasp.results import TableLayout, unique_temporary
+from gasp.results import AuditResults, TableLayout, unique_temporary
 
 TABLES_DIR = "tables"
 FIGURES_DIR = "figures"
@@ -123,6 +123,27 @@ class ReportWriter:
         )
         section.add(item_html(title, explanation, body, ident=f"table-{name}"))
         return path
+
+    def saved_table(
+        self,
+        section: Section,
+        results: AuditResults,
+        name: str,
+        title: str,
+        explanation: str,
+        style: TableStyle | None = None,
+        *,
+        collapsed: bool = False,
+        prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+    ) -> Path | None:
+        """:meth:`table` of the results' table ``name`` (``prepare`` applied first);
+        None, adding nothing, when the run did not save that table."""
+        df = results.get(name)
+        if df is None:
+            return None
+        return self.table(
+            section, name, prepare(df) if prepare else df, title, explanation, style, collapsed
+        )
 
     def figure(
         self,

@@ -11,6 +11,7 @@ tables of :func:`gasp.stats.marked_words_table` with the significance rule
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +27,7 @@ from gasp.stats._calibrated_terms import (
     TopicPrior,
     calibrated_terms,
 )
-from gasp.stats._marked_words import marked_words_table
+from gasp.stats._marked_words import WordTestParameters, marked_words_table
 from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule, resolve_rule
 from gasp.text import DocTermCounts
 
@@ -145,7 +146,7 @@ def calibrated_marked_words(
     )[0]
 
 
-class CalibratedMarkedWords:
+class CalibratedMarkedWords(WordTestParameters):
     """Calibrated Marked Words as an estimator: parameters here, :meth:`fit` fills results.
 
     After :meth:`fit`: ``table_`` (the table of :func:`calibrated_marked_words`),
@@ -153,35 +154,19 @@ class CalibratedMarkedWords:
     ``calibration_words_`` (per unmarked group), ``rule_`` (the significance rule).
     """
 
-    table_: pd.DataFrame
-    words_: list[str]
     r1_: dict[str, float]
     r2_: dict[str, float]
     calibration_words_: dict[str, list[str]]
-    rule_: SignificanceRule
 
-    def __init__(
-        self,
-        config: CalibratedConfig | None = None,
-        *,
-        threshold: float = DEFAULT_THRESHOLD,
-        fdr_alpha: float | None = None,
-        min_count: int = 0,
-        all_words: bool = False,
-        rule: SignificanceRule | None = None,
-    ) -> None:
+    def __init__(self, config: CalibratedConfig | None = None, **parameters: Any) -> None:
+        super().__init__(**parameters)
         self.config = config if config is not None else CalibratedConfig()
-        self.threshold = threshold
-        self.fdr_alpha = fdr_alpha
-        self.min_count = min_count
-        self.all_words = all_words
-        self.rule = rule
 
     def fit(
         self, counts: DocTermCounts, target: np.ndarray, unmarked: Mapping[str, np.ndarray]
     ) -> CalibratedMarkedWords:
         """Compute the calibrated marked words of ``target``; return ``self``."""
-        self.rule_ = resolve_rule(self.rule, self.threshold, self.fdr_alpha, self.min_count)
+        self.rule_ = self.resolved_rule()
         self.table_ = calibrated_marked_words(
             counts, target, unmarked, config=self.config, all_words=self.all_words, rule=self.rule_
         )

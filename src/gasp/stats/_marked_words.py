@@ -48,7 +48,13 @@ from gasp.stats._log_odds import log_odds_z
 from gasp.stats._rule import DEFAULT_THRESHOLD, SignificanceRule, resolve_rule
 from gasp.text import DocTermCounts
 
-__all__ = ["DEFAULT_THRESHOLD", "MarkedWords", "marked_words", "marked_words_table"]
+__all__ = [
+    "DEFAULT_THRESHOLD",
+    "MarkedWords",
+    "WordTestParameters",
+    "marked_words",
+    "marked_words_table",
+]
 
 
 def marked_words_table(
@@ -173,12 +179,9 @@ def marked_words(
     )
 
 
-class MarkedWords:
-    """Marked Words as an estimator: parameters here, :meth:`fit` fills ``table_``.
-
-    ``table_`` is the table of :func:`marked_words`; ``words_`` the significant words
-    ranked by summed z-score; ``rule_`` the significance rule applied.
-    """
+class WordTestParameters:
+    """The significance parameters every Marked Words estimator takes (one declaration
+    for :class:`MarkedWords` and :class:`gasp.stats.CalibratedMarkedWords`)."""
 
     table_: pd.DataFrame
     words_: list[str]
@@ -199,6 +202,18 @@ class MarkedWords:
         self.all_words = all_words
         self.rule = rule
 
+    def resolved_rule(self) -> SignificanceRule:
+        """The significance rule these parameters give."""
+        return resolve_rule(self.rule, self.threshold, self.fdr_alpha, self.min_count)
+
+
+class MarkedWords(WordTestParameters):
+    """Marked Words as an estimator: parameters here, :meth:`fit` fills ``table_``.
+
+    ``table_`` is the table of :func:`marked_words`; ``words_`` the significant words
+    ranked by summed z-score; ``rule_`` the significance rule applied.
+    """
+
     def fit(
         self,
         counts: DocTermCounts,
@@ -208,7 +223,7 @@ class MarkedWords:
         prior: np.ndarray | None = None,
     ) -> MarkedWords:
         """Compute the marked words of ``target`` against ``unmarked``; return ``self``."""
-        self.rule_ = resolve_rule(self.rule, self.threshold, self.fdr_alpha, self.min_count)
+        self.rule_ = self.resolved_rule()
         self.table_ = marked_words(
             counts, target, unmarked, prior=prior, all_words=self.all_words, rule=self.rule_
         )

@@ -224,15 +224,7 @@ class SampleRecord:
             self.seed,
             storable_text(self.text),
             self.stop_reason,
-            storable_text(self.error),
-            storable_text(self.fault_kinds),
-            storable_text(self.model_id),
-            storable_count(self.prompt_tokens),
-            storable_count(self.completion_tokens),
-            storable_real(self.latency_s),
-            storable_count(self.attempts) or 1,
-            self.created_at or now,
-            storable_real(self.queue_s),
+            *_answer_columns(self, now, (self.prompt_tokens, self.completion_tokens)),
         )
 
 
@@ -285,15 +277,26 @@ class ScoreRecord:
             None if self.token_ids is None else dumps([int(t) for t in self.token_ids]),
             int(bool(self.approximate)),
             self.status,
-            storable_text(self.error),
-            storable_text(self.fault_kinds),
-            storable_text(self.model_id),
-            storable_count(self.prompt_tokens),
-            storable_real(self.latency_s),
-            storable_count(self.attempts) or 1,
-            self.created_at or now,
-            storable_real(self.queue_s),
+            *_answer_columns(self, now, (self.prompt_tokens,)),
         )
+
+
+def _answer_columns(
+    record: SampleRecord | ScoreRecord, now: str, tokens: tuple[int | None, ...]
+) -> tuple[Any, ...]:
+    """The columns every answer's row ends with, as stored: its error, faults and model,
+    its token counts (``tokens``), latency, attempts, time (``now`` when it has none)
+    and wait in the queue."""
+    return (
+        storable_text(record.error),
+        storable_text(record.fault_kinds),
+        storable_text(record.model_id),
+        *(storable_count(count) for count in tokens),
+        storable_real(record.latency_s),
+        storable_count(record.attempts) or 1,
+        record.created_at or now,
+        storable_real(record.queue_s),
+    )
 
 
 @dataclass(frozen=True)

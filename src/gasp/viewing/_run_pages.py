@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from gasp.errors import GaspError
@@ -143,13 +144,9 @@ def words_page(run: Run, word: str, number_: int, *, live: bool) -> str:
     title = f"“{word}” in {run.label}"
     if run.store is None:
         return document(title, error_box("this run has no store"), live=live)
-    try:
-        page = word_page(run.store, word, number_)
-    except GaspError as exc:
-        return _failed(title, exc, live)
-    nav = pager(f"words-{run.key}-{hex_of(word)}", page.number, page.has_next)
-    back = f"<p>{link(f'run-{run.key}.html', 'back to the run')}</p>"
-    return document(title, back + nav + _texts(page) + nav, live=live)
+    store = run.store
+    return _texts_page(run, title, f"words-{run.key}-{hex_of(word)}", live,
+                       lambda: word_page(store, word, number_))  # fmt: skip
 
 
 def stories_view(run: Run, gender: str, number_: int, *, live: bool) -> str:
@@ -157,11 +154,18 @@ def stories_view(run: Run, gender: str, number_: int, *, live: bool) -> str:
     title = f"Stories of {run.label} ({gender})"
     if run.store is None or run.results is None:
         return document(title, error_box("this run has no store or no results"), live=live)
+    store, results, chosen = run.store, run.results, None if gender == "all" else gender
+    return _texts_page(run, title, f"stories-{run.key}-{gender}", live,
+                       lambda: stories_page(store, results, chosen, number_))  # fmt: skip
+
+
+def _texts_page(run: Run, title: str, name: str, live: bool, read: Callable[[], Any]) -> str:
+    """A page of texts ``read`` returns, between pagers of the pages named ``name``."""
     try:
-        page = stories_page(run.store, run.results, None if gender == "all" else gender, number_)
+        page = read()
     except GaspError as exc:
         return _failed(title, exc, live)
-    nav = pager(f"stories-{run.key}-{gender}", page.number, page.has_next)
+    nav = pager(name, page.number, page.has_next)
     back = f"<p>{link(f'run-{run.key}.html', 'back to the run')}</p>"
     return document(title, back + nav + _texts(page) + nav, live=live)
 

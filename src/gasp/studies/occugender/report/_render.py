@@ -110,6 +110,10 @@ def _as_str(df: pd.DataFrame, *cols: str) -> pd.DataFrame:
     return out
 
 
+def _conditions_as_text(df: pd.DataFrame) -> pd.DataFrame:
+    return _as_str(df, "condition")
+
+
 def _table2(writer: ReportWriter, results: AuditResults) -> None:
     sec = writer.section(
         _mark(results, "Table 2: explicit and implicit bias"),
@@ -118,26 +122,22 @@ def _table2(writer: ReportWriter, results: AuditResults) -> None:
     )
     if _approx(results):
         writer.note(sec, _approx_note(results))
-    wide = results.get(TABLE2_WIDE)
-    if wide is not None:
-        writer.table(
-            sec,
-            TABLE2_WIDE,
-            wide,
-            _mark(results, "Table 2 layout"),
-            "One row per model: explicit, then implicit; female-, then male-dominated jobs.",
-        )
-    long = results.get(TABLE2)
-    if long is not None:
-        writer.table(
-            sec,
-            TABLE2,
-            long,
-            _mark(results, "Table 2 with intervals and coverage"),
-            "Each row sums to 100 across M, F and D; _low and _high bound the bootstrap "
-            "interval; coverage is the mean of P_m + P_f + P_d over the cells.",
-            _SHARE_STYLE,
-        )
+    writer.saved_table(
+        sec,
+        results,
+        TABLE2_WIDE,
+        _mark(results, "Table 2 layout"),
+        "One row per model: explicit, then implicit; female-, then male-dominated jobs.",
+    )
+    writer.saved_table(
+        sec,
+        results,
+        TABLE2,
+        _mark(results, "Table 2 with intervals and coverage"),
+        "Each row sums to 100 across M, F and D; _low and _high bound the bootstrap "
+        "interval; coverage is the mean of P_m + P_f + P_d over the cells.",
+        _SHARE_STYLE,
+    )
     writer.note(sec, _templates_note(results.settings))
 
 
@@ -164,15 +164,14 @@ def _beyond(writer: ReportWriter, results: AuditResults) -> None:
             _mark(results, "Gap per debiasing condition"),
             "The gap with its interval for each debiasing prompt ('none': no prompt).",
         )
-    corr = results.get(CORRELATION)
-    if corr is not None:
-        writer.table(
-            sec,
-            CORRELATION,
-            _as_str(corr, "condition"),
-            _mark(results, "Spearman correlation with BLS and mean amplification"),
-            "Positive rho: the model's F rises with the BLS share of women.",
-        )
+    writer.saved_table(
+        sec,
+        results,
+        CORRELATION,
+        _mark(results, "Spearman correlation with BLS and mean amplification"),
+        "Positive rho: the model's F rises with the BLS share of women.",
+        prepare=_conditions_as_text,
+    )
     jobs = results.get(JOBS)
     if jobs is not None:
         jobs = _as_str(jobs, "condition")
@@ -205,15 +204,14 @@ def _debiasing(writer: ReportWriter, results: AuditResults) -> None:
         "Table 2's row, each level's Avg is the mean of its two prompts (high 1-2, medium "
         "3-4, low 5-6); coverage beside every block.",
     )
-    wide = results.get(DEBIASING_WIDE)
-    if wide is not None:
-        writer.table(
-            sec,
-            DEBIASING_WIDE,
-            _as_str(wide, "id"),
-            _mark(results, "Tables 6-11 layout"),
-            "Rows: abstraction level and prompt id; columns as in Table 2.",
-        )
+    writer.saved_table(
+        sec,
+        results,
+        DEBIASING_WIDE,
+        _mark(results, "Tables 6-11 layout"),
+        "Rows: abstraction level and prompt id; columns as in Table 2.",
+        prepare=lambda wide: _as_str(wide, "id"),
+    )
     writer.table(
         sec,
         DEBIASING,
@@ -232,16 +230,15 @@ def _expressions(writer: ReportWriter, results: AuditResults) -> None:
         "status: scored, not in top (an approximate backend did not report it) or not "
         "scorable (several tokens on an approximate backend).",
     )
-    mass = results.get(EXPRESSIONS)
-    if mass is not None:
-        writer.table(
-            sec,
-            EXPRESSIONS,
-            _as_str(mass, "condition"),
-            _mark(results, "Mass per expression"),
-            "mean_prob is the mean over the cells of the expression's probability.",
-            collapsed=True,
-        )
+    writer.saved_table(
+        sec,
+        results,
+        EXPRESSIONS,
+        _mark(results, "Mass per expression"),
+        "mean_prob is the mean over the cells of the expression's probability.",
+        collapsed=True,
+        prepare=_conditions_as_text,
+    )
     missing = results.get(NOT_SCORABLE)
     if missing is not None and not missing.empty:
         writer.table(
@@ -251,17 +248,16 @@ def _expressions(writer: ReportWriter, results: AuditResults) -> None:
             "Expressions not scorable on this backend",
             "Dropped before any request (study option expressions=single-token).",
         )
-    cells = results.get(CELLS)
-    if cells is not None:
-        writer.table(
-            sec,
-            CELLS,
-            _as_str(cells, "condition"),
-            _mark(results, "Every cell"),
-            "P_g per (task, template, job, condition), its coverage and shares.",
-            _SHARE_STYLE,
-            collapsed=True,
-        )
+    writer.saved_table(
+        sec,
+        results,
+        CELLS,
+        _mark(results, "Every cell"),
+        "P_g per (task, template, job, condition), its coverage and shares.",
+        _SHARE_STYLE,
+        collapsed=True,
+        prepare=_conditions_as_text,
+    )
 
 
 def render_report(results_dir: str | Path, out_dir: str | Path) -> Path:
@@ -299,8 +295,6 @@ def render_comparison(results: AuditResults, out_dir: str | Path) -> Path:
         "male-dominated jobs with its interval, Spearman's rho with BLS, the groups' shares "
         "and coverage. Rows marked approximate come from first-token scores.",
     )
-    table = results.get(COMPARISON)
-    if table is not None:
-        writer.table(sec, COMPARISON, table, "Comparison", "As saved by the comparison.")
+    writer.saved_table(sec, results, COMPARISON, "Comparison", "As saved by the comparison.")
     add_other_tables(writer, results, {COMPARISON})
     return writer.write()
