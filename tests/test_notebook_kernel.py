@@ -33,6 +33,25 @@ def _outputs(cell: dict) -> str:
     return "\n".join(p if isinstance(p, str) else "".join(p) for p in parts)
 
 
+def _bars(cell: dict) -> list[str]:
+    """The final text of each run's bar a cell showed."""
+    return [
+        "".join(o["data"]["text/plain"])
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "display_data"
+        and "gasp-run" in "".join(o["data"].get("text/html", ""))
+    ]
+
+
+def _streams(cell: dict) -> str:
+    """What a cell printed to stdout and stderr."""
+    return "".join(
+        "".join(o.get("text", ""))
+        for o in cell.get("outputs", [])
+        if o.get("output_type") == "stream"
+    )
+
+
 @pytest.mark.slow
 def test_the_notebook_runs_a_study_and_an_audit_in_a_real_kernel(tmp_path: Path) -> None:
     nbformat = pytest.importorskip("nbformat")
@@ -55,6 +74,18 @@ def test_the_notebook_runs_a_study_and_an_audit_in_a_real_kernel(tmp_path: Path)
     assert not any("Error" in s.split(":")[0] for s in shown), shown
     run_cell, metrics_cell, audit_cell, comparisons_cell = shown[1:]
     assert "pronoun-pairs" in run_cell and "embedded" in run_cell
+    # one bar per run, updated in place to its end; no line per step
+    code = [c for c in notebook.cells if c.cell_type == "code"]
+    run_bars, audit_bars = (_bars(code[1]), _bars(code[3]))
+    assert len(run_bars) == 1 and len(audit_bars) == 2, (run_bars, audit_bars)
+    assert run_bars[0].startswith("pronoun-pairs on embedded · ") and " · done in " in run_bars[0]
+    assert "samples (100%)" in run_bars[0]
+    assert [b.split(" · ")[0] for b in audit_bars] == [
+        "run 1/2: a/narratives",
+        "run 2/2: b/narratives",
+    ]
+    assert all(" · complete in " in b for b in audit_bars), audit_bars
+    assert "Generate" not in _streams(code[1]) + _streams(code[3])
     assert "incorrect" in metrics_cell  # the study's headline metrics, as a table
     assert "named_female_share" in audit_cell and "<table" in audit_cell
     assert "named_female_share" in comparisons_cell

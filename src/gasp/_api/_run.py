@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gasp._api._awaitable import awaitable
 from gasp._api._keywords import (
@@ -21,6 +21,9 @@ from gasp._api._keywords import (
     require_texts,
 )
 from gasp.pipeline import RunResult, default_of, in_analysis_words, names_of
+
+if TYPE_CHECKING:
+    from gasp.pipeline import PreparedRun, StepsOutcome
 
 #: The keywords :func:`run` passes on to the run's settings (besides its own): the
 #: declared settings of a run (``gasp.declared_settings``).
@@ -86,9 +89,7 @@ def run(
     options["fdr"] = require_level(fn, "level", level)
     if "base_urls" in options:
         options["base_urls"] = tuple(require_texts(fn, "base_urls", options["base_urls"]))
-    from rich.console import Console
-
-    from gasp.pipeline import ProbeSettings, execute_run, prepare_run
+    from gasp.pipeline import ProbeSettings, prepare_run
 
     probe = ProbeSettings(
         options.pop("probe_embeddings", default_of("probe_embeddings")),
@@ -100,7 +101,7 @@ def run(
             study, model, folder, quick=quick, skip=steps, seed=seed, study_options=own,
             probe=probe, quiet=quiet, model_options=backend, **options,
         )  # fmt: skip
-    outcome = execute_run(prepared, Console(stderr=True, quiet=quiet))
+    outcome = _execute(prepared, quiet=quiet)
     return RunResult(
         study=prepared.run.study_type.name,
         results_dir=prepared.run.paths.results,
@@ -110,6 +111,22 @@ def run(
         ok=outcome.ok,
         lines=tuple(outcome.lines),
     )
+
+
+def _execute(prepared: PreparedRun, *, quiet: bool) -> StepsOutcome:
+    """Run the prepared steps: silently with ``quiet``; in a notebook as one updating
+    bar; elsewhere with the steps and their progress on stderr."""
+    from rich.console import Console
+
+    from gasp.pipeline import execute_run
+    from gasp.runner import in_notebook, notebook_bar
+
+    if quiet or not in_notebook():
+        return execute_run(prepared, Console(stderr=True, quiet=quiet))
+    with notebook_bar(f"{prepared.study} on {prepared.model}") as bar:
+        outcome = execute_run(prepared, Console(stderr=True, quiet=True))
+        bar.verdict = "done" if outcome.ok else "done, some samples failed"
+    return outcome
 
 
 def study_option_values(

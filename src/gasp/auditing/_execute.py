@@ -202,18 +202,21 @@ def _steps(spec: RunSpec, probe: bool) -> tuple[Step, ...]:
     return tuple(s for s in Step if s is not Step.probe or (probe and has_probe))
 
 
-def run_study(spec: RunSpec, console: Console, *, probe: bool = False) -> RunRecord:
+def run_study(
+    spec: RunSpec, console: Console, *, probe: bool = False, progress: bool | None = None
+) -> RunRecord:
     """Run one study for one model (resuming) with the pipeline's steps; a finished run
     whose store has not changed is not redone. A backend that cannot serve it gives
     ``not served``, an error ``failed``, samples that failed after retries
-    ``incomplete``."""
+    ``incomplete``. ``progress`` (default: when ``console`` prints) reports the
+    samples (to a notebook's bar when one is open)."""
     name, study = spec.setup.model.name, spec.study
     if is_finished(spec.paths, REPORT_FILE):
         console.print(f"{name} / {study}: finished before, not redone (same settings)")
         return RunRecord(name, study, spec.paths, seconds=saved_seconds(spec.paths))
     start = time.perf_counter()
     steps = _steps(spec, probe)
-    run = dataclasses.replace(spec.run, quiet=console.quiet)
+    run = dataclasses.replace(spec.run, quiet=console.quiet if progress is None else not progress)
     try:
         check_run(run, steps, spec.paths.results.parent)
     except GaspError as exc:  # this backend cannot serve this study (or is not reached)

@@ -28,7 +28,7 @@ from gasp.auditing._models import scoped
 from gasp.auditing._page import write_audit_page
 from gasp.auditing._plan import AuditPlan, parse_detect, plan_audit, with_default_targets
 from gasp.auditing._prepare import AuditConfig, PreparedAudit, prepare_audit
-from gasp.auditing._scorecard import Scorecard, build_scorecard, write_scorecard
+from gasp.auditing._scorecard import RunRecord, Scorecard, build_scorecard, write_scorecard
 from gasp.errors import ConfigError
 
 #: False discovery rate of the scorecard's correction unless the audit gives another.
@@ -152,6 +152,22 @@ def execute(audit: PreparedAudit, console: Console | None = None, title: str = "
             audit.lock.release()
 
 
+def _run_one(
+    spec: RunSpec, heading: str, console: Console, *, probe: bool, notebook: bool
+) -> RunRecord:
+    """One run of the audit: under its heading, or in a notebook as one updating bar."""
+    from gasp.runner import notebook_bar
+
+    if not notebook:
+        console.rule(f"[bold]{heading}")
+        return run_study(spec, console, probe=probe)
+    with notebook_bar(heading) as bar:
+        quiet = Console(stderr=True, quiet=True)
+        record = run_study(spec, quiet, probe=probe, progress=True)
+        bar.verdict = record.status if not record.reason else f"{record.status}: {record.reason}"
+    return record
+
+
 def _execute(audit: PreparedAudit, console: Console | None, title: str) -> Scorecard:
     config = audit.config
     console = console or Console(stderr=True, quiet=config.quiet)
@@ -170,12 +186,15 @@ def _execute(audit: PreparedAudit, console: Console | None, title: str) -> Score
         sizing=audit.sizing,
         sizes=config.sizes,
     )
-    if title:
+    from gasp.runner import in_notebook
+
+    notebook = not config.quiet and in_notebook()  # one bar per run, nothing more
+    if title and not notebook:
         console.print(title)
     records = []
     for number, spec in enumerate(audit.specs, start=1):
-        console.rule(f"[bold]run {number}/{len(audit.specs)}: {spec.key}")
-        records.append(run_study(spec, console, probe=config.probe))
+        heading = f"run {number}/{len(audit.specs)}: {spec.key}"
+        records.append(_run_one(spec, heading, console, probe=config.probe, notebook=notebook))
     card = build_scorecard(
         audit.models,
         records,

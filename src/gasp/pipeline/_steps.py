@@ -75,6 +75,11 @@ def _loud(console: Console) -> Console:
 
 
 def _timed(console: Console, index: int, total: int, title: str, fn: Callable[[], T]) -> T:
+    from gasp.runner import active_bar
+
+    bar = active_bar()
+    if bar is not None:
+        bar.set_step(index, total, title)
     console.rule(f"[bold]{index}/{total} {title}")
     start = time.perf_counter()
     result = fn()

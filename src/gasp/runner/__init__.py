@@ -34,6 +34,7 @@ from gasp.runner._items import (
 )
 from gasp.runner._loop import ItemLoop, ItemState
 from gasp.runner._manifest import build_manifest, check_identity, run_identity
+from gasp.runner._notebook import NotebookBar, active_bar, in_notebook, notebook_bar
 from gasp.runner._plan import (
     PlanEstimate,
     build_request,
@@ -89,6 +90,7 @@ __all__ = [
     "ItemLoop",
     "ItemProgress",
     "ItemState",
+    "NotebookBar",
     "PlanEstimate",
     "Plannable",
     "RequestKind",
@@ -98,6 +100,7 @@ __all__ = [
     "StoppingRule",
     "StudyPlan",
     "SystemPromptVariant",
+    "active_bar",
     "agenerate",
     "apply_prompt_form",
     "as_plan",
@@ -112,10 +115,12 @@ __all__ = [
     "estimate_plan",
     "estimate_prompt_tokens",
     "generate",
+    "in_notebook",
     "item_id",
     "item_records",
     "loop_is_running",
     "model_has_chat_template",
+    "notebook_bar",
     "progress_interval",
     "progress_line",
     "request_key",

@@ -1,7 +1,8 @@
 """Progress while a run generates, and the summary table after it.
 
-On a terminal: rich bars (the study and the cells generating now). Elsewhere (a
-file, a pipe, CI): one plain line every ``interval_s`` seconds (30 by default;
+On a terminal: rich bars (the study and the cells generating now). In a Jupyter
+notebook, while a run's bar is open (:func:`gasp.runner.notebook_bar`): that one bar.
+Elsewhere (a file, a pipe, CI): one plain line every ``interval_s`` seconds (30 by default;
 ``RunOptions.progress_interval_s`` or the ``GASP_PROGRESS_INTERVAL_S`` environment
 variable change it), from a background thread, so a step that stalls still reports.
 """
@@ -27,6 +28,8 @@ from rich.progress import (
 )
 from rich.table import Table
 from rich.text import Text
+
+from gasp.runner._notebook import active_bar
 
 if TYPE_CHECKING:
     from gasp.backends import EndpointStats
@@ -126,10 +129,15 @@ class RunProgress:
         self._started = 0.0
         self._stop_event = threading.Event()
         self._thread: threading.Thread | None = None
+        #: The notebook's bar of this run, when one is open: it shows the samples.
+        self.bar = active_bar() if enabled else None
 
     def start(self, total: int, done: int) -> None:
         """Show the study bar (``done`` samples already stored of about ``total``)."""
         if not self.enabled:
+            return
+        if self.bar is not None:
+            self.bar.start(total, done)
             return
         with self._lock:
             self._done, self._total, self._session = done, total, 0
@@ -172,6 +180,8 @@ class RunProgress:
         """Revise the expected number of samples (adaptive cells grow or stop early)."""
         with self._lock:
             self._total = total
+        if self.bar is not None:
+            self.bar.update_total(total)
         if self._progress is not None and self._study is not None:
             self._progress.update(self._study, total=total)
 
@@ -180,6 +190,8 @@ class RunProgress:
         with self._lock:
             self._done += 1
             self._session += 1
+        if self.bar is not None:
+            self.bar.advance()
         progress = self._progress
         if progress is None or self._study is None:
             return
