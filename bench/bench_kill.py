@@ -191,11 +191,17 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="1 and 16 in flight only")
     parser.add_argument("--grace-ms", type=int, default=100)
     parser.add_argument("--latency-ms", type=float, default=20.0, help="the server's delay")
+    parser.add_argument(
+        "--signals", default=",".join(SIGNALS), help="comma-separated (default: all four)"
+    )
+    parser.add_argument("--flights", default="", help="comma-separated (default: 1,16,64)")
     args = parser.parse_args()
     flights = (1, 16) if args.quick else (1, 16, 64)
+    if args.flights:
+        flights = tuple(int(f) for f in args.flights.split(","))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for name in SIGNALS:
+        for name in args.signals.split(","):
             for in_flight in flights:
                 rows.append(
                     one(name, in_flight, Path(tmp), args.grace_ms / 1000, args.latency_ms / 1000)

@@ -112,3 +112,36 @@ def test_a_second_audit_on_a_folder_in_use_is_refused_in_one_line(
             time.sleep(0.1)
     assert isinstance(lock, StoreLock) and lock.held
     lock.release()
+
+
+def test_a_server_that_now_serves_other_weights_under_the_same_name_is_refused(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out = tmp_path / "audit"
+    with FakeOpenAIServer(models=["m"], seed=1) as base:
+        with FakeOpenAIServer(models=["m"], seed=2, model_root="/weights/v1") as first:
+            url = first.base_url
+            port = int(url.rsplit(":", 1)[1].split("/")[0])
+            assert _audit(monkeypatch, out, base.base_url, url) == 0
+        capsys.readouterr()
+        record = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+        identity = record["runs"]["cand/narratives"]["server_identity"]
+        assert identity == [{"created": 0, "id": "m", "object": "model", "owned_by": "gasp",
+                             "root": "/weights/v1"}]  # fmt: skip
+        card = (out / "scorecard.json").read_bytes()
+        # the same URL, restarted with other weights: the old answers are not the new
+        # server's, so the audit is refused before a completion is asked, then redone
+        with FakeOpenAIServer(models=["m"], seed=3, model_root="/weights/v2", port=port) as now:
+            assert now.base_url == url
+            code = _audit(monkeypatch, out, base.base_url, url)
+            err = capsys.readouterr().err
+            lines = [line for line in err.splitlines() if line.strip()]
+            assert code == 2 and len(lines) == 1, lines
+            assert "server_identity" in lines[0] and "--redo" in lines[0]
+            assert now.requests == 0
+            assert (out / "scorecard.json").read_bytes() == card
+            assert _audit(monkeypatch, out, base.base_url, url, "--redo", "narratives") == 0
+            capsys.readouterr()
+            assert now.successes > 0
+        record = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+        assert record["runs"]["cand/narratives"]["server_identity"][0]["root"] == "/weights/v2"

@@ -18,7 +18,7 @@ from gasp._api._keywords import (
     require_texts,
 )
 from gasp._api._run import option_values
-from gasp.pipeline import ExportOutcome
+from gasp.pipeline import DEFAULT_MODEL, DEFAULT_STUDY, ExportOutcome
 from gasp.runner import RunSummary
 
 #: The keywords :func:`generate` passes on to the generation's settings.
@@ -47,8 +47,8 @@ class Generation:
 
 
 def generate(
-    study: str,
-    model: str = "embedded",
+    study: str = DEFAULT_STUDY,
+    model: str = DEFAULT_MODEL,
     *,
     out: str | Path | None = None,
     seed: int = 0,

@@ -20,7 +20,14 @@ from gasp._api._keywords import (
     require_text,
     require_texts,
 )
-from gasp.pipeline import RunResult, default_of, in_analysis_words, names_of
+from gasp.pipeline import (
+    DEFAULT_MODEL,
+    DEFAULT_STUDY,
+    RunResult,
+    default_of,
+    in_analysis_words,
+    names_of,
+)
 
 if TYPE_CHECKING:
     from gasp.pipeline import PreparedRun, StepsOutcome
@@ -33,8 +40,8 @@ STEPS = ("generate", "analyze", "probe", "report")
 
 
 def run(
-    study: str,
-    model: str = "embedded",
+    study: str = DEFAULT_STUDY,
+    model: str = DEFAULT_MODEL,
     *,
     out: str | Path | None = None,
     quick: bool = False,

@@ -15,13 +15,14 @@ from gasp._api._keywords import (
     require_texts,
 )
 from gasp.auditing import Scorecard
+from gasp.pipeline import DEFAULT_MODEL
 
 #: Where :func:`tour` writes unless told.
 TOUR_OUT = Path("runs/tour")
 
 
 def tour(
-    model: str = "embedded",
+    model: str = DEFAULT_MODEL,
     *,
     out: str | Path = TOUR_OUT,
     studies: str | Sequence[str] | None = None,

@@ -117,6 +117,7 @@ class RunSpec:
             "variant_prompt": model.variant_prompt,
             "model_options": self.setup.recorded(),
             **({"servers": self.setup.servers()} if self.setup.base_urls else {}),
+            **({"server_identity": self.setup.server_identity()} if self.setup.identities else {}),
             "seed": self.runner.seed,
             "quick": self.quick,
             "study_options": {k: _plain(v) for k, v in sorted(self.shape.items()) if v is not None},

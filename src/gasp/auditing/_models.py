@@ -205,6 +205,9 @@ class ModelSetup:
     options: tuple[tuple[str, Any], ...] = ()
     #: The model's own run seed (``NAME:run_seed=N``; None: the audit's ``--seed``).
     seed: int | None = None
+    #: What each server says the model is (:func:`gasp.backends.server_identity`), as
+    #: JSON texts; empty until :func:`with_identities` asks, and for local models.
+    identities: tuple[str, ...] = ()
 
     @property
     def backend_options(self) -> dict[str, Any]:
@@ -223,6 +226,12 @@ class ModelSetup:
         from gasp.backends import redact_url
 
         return [(redact_url(url) or url).rstrip("/") for url in self.base_urls]
+
+    def server_identity(self) -> list[dict[str, Any]]:
+        """What each of the model's servers said the model is, as recorded."""
+        import json
+
+        return [json.loads(text) for text in self.identities]
 
 
 def model_setups(
@@ -276,6 +285,26 @@ def _seed_of(model: AuditModel, value: Any) -> int:
             f"4294967295, got {value!r}"
         )
     return int(text)
+
+
+def with_identities(setups: Sequence[ModelSetup]) -> dict[str, ModelSetup]:
+    """Each served model's setup with what its servers say it is (one model list asked
+    per server), by model name; a local model's setup as it is."""
+    import json
+
+    from gasp.backends import server_identity
+
+    found: dict[str, ModelSetup] = {}
+    for setup in setups:
+        if setup.model.engine not in SERVER_PROVIDERS:
+            found[setup.model.name] = setup
+            continue
+        identities = server_identity(
+            setup.model.spec, base_urls=setup.base_urls, api_key_env=setup.api_key_env
+        )
+        texts = tuple(json.dumps(i, sort_keys=True) for i in identities)
+        found[setup.model.name] = dataclasses.replace(setup, identities=texts)
+    return found
 
 
 def twin_warnings(setups: Sequence[ModelSetup]) -> list[str]:
@@ -350,4 +379,5 @@ __all__ = [
     "resolve_setups",
     "scoped",
     "twin_warnings",
+    "with_identities",
 ]

@@ -32,6 +32,7 @@ from gasp.auditing._models import (
     resolve_setups,
     scoped,
     twin_warnings,
+    with_identities,
 )
 from gasp.auditing._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_detect
 from gasp.auditing._scorecard import AuditModel
@@ -249,6 +250,9 @@ def _prepare_runs(
     missing_keys: list[str] | None = None,
 ) -> PreparedAudit:
     """The folder's checks of :func:`prepare_audit`, once the folder's lock is held."""
+    if keys:  # a plan sends nothing, not even a model list
+        asked = with_identities(setups)
+        specs = [dataclasses.replace(s, setup=asked[s.setup.model.name]) for s in specs]
     settings = {spec.key: spec.settings() for spec in specs}
     cleared = check_folder(out, settings, config.redo, sizing_changes(out, sizing))
     unserved: dict[str, str] = {}

@@ -1,6 +1,6 @@
 """Model backends chosen by a ``provider/model`` string."""
 
-from gasp.backends._available import check_model_available, served_models
+from gasp.backends._available import check_model_available, served_models, server_identity
 from gasp.backends._base import Capability, ModelBackend, require_capability
 from gasp.backends._batch_client import (
     BATCH_ENDPOINT,
@@ -115,6 +115,7 @@ __all__ = [
     "require_capability",
     "resolve_backend",
     "served_models",
+    "server_identity",
     "split_spec",
     "stable_int",
 ]

@@ -100,6 +100,53 @@ def served_models(
     return names or None
 
 
+def _servers_and_key(
+    provider: str, base_urls: Sequence[str], api_key_env: str | None
+) -> tuple[list[str], str | None, str | None]:
+    """The servers an ``openai/`` or ``openai-compatible/`` model is asked at, its key
+    and the variable that holds it."""
+    urls = list(base_urls)
+    if provider == "openai" and not urls:
+        urls = [os.environ.get("OPENAI_BASE_URL") or OPENAI_API_URL]
+    key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
+    return urls, (os.environ.get(key_env) if key_env else None), key_env
+
+
+def server_identity(
+    spec: str,
+    *,
+    base_urls: Sequence[str] = (),
+    api_key_env: str | None = None,
+    timeout_s: float = 5.0,
+) -> list[dict[str, Any]]:
+    """What each server of model ``spec`` says the model is: the entry of its model list
+    (``GET /models``) that names the model, its plain fields only (``id``, ``created``,
+    ``owned_by``, and a vLLM server's ``root`` and ``max_model_len``), one per server in
+    order; an empty entry for a server that gives none. Empty for a model that is not
+    served (``embedded``, ``hf/``, ...). A server restarted with other weights under the
+    same name usually says so here (``root``, ``created``), so its answers are not taken
+    for the old server's."""
+    provider, model = parse_model_spec(spec)
+    if provider not in ("openai", "openai-compatible"):
+        return []
+    urls, key, _ = _servers_and_key(provider, base_urls, api_key_env)
+    identities = []
+    for url in urls:
+        status, body = _ask(url.rstrip("/") + "/models", key, None, timeout_s)
+        data = body.get("data") if status == 200 and isinstance(body, Mapping) else None
+        entry = next(
+            (e for e in data or [] if isinstance(e, Mapping) and str(e.get("id")) == model), {}
+        )
+        identities.append(
+            {
+                str(k): v
+                for k, v in sorted(entry.items())
+                if isinstance(v, str | int | float | bool) and len(str(v)) <= 1_000
+            }
+        )
+    return identities
+
+
 def _hf_model_present(name: str, gguf_file: str | None) -> bool:
     path = Path(name).expanduser()
     if path.exists():
@@ -130,11 +177,7 @@ def check_model_available(
     neither on disk nor in the local Hugging Face cache."""
     provider, model = parse_model_spec(spec)
     if provider in ("openai", "openai-compatible"):
-        urls = list(base_urls)
-        if provider == "openai" and not urls:
-            urls = [os.environ.get("OPENAI_BASE_URL") or OPENAI_API_URL]
-        key_env = api_key_env or ("OPENAI_API_KEY" if provider == "openai" else None)
-        key = os.environ.get(key_env) if key_env else None
+        urls, key, key_env = _servers_and_key(provider, base_urls, api_key_env)
         for url in urls:  # every server of a fleet: one cheap request each
             names = served_models(url, key, model=model, key_env=key_env)
             if names is not None and model not in names:
@@ -152,4 +195,9 @@ def check_model_available(
             )
 
 
-__all__ = ["OPENAI_API_URL", "check_model_available", "served_models"]
+__all__ = [
+    "OPENAI_API_URL",
+    "check_model_available",
+    "served_models",
+    "server_identity",
+]

@@ -4,14 +4,17 @@ declarations, :mod:`gasp.cli._declared`)."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Annotated
 
 import typer
 
-#: The study and model of ``gasp run`` and ``gasp generate`` when none is named (the
-#: library's defaults, read when the command line is built).
-DEFAULT_STUDY = "more-of-the-same"
-DEFAULT_MODEL = "embedded"
+import gasp
+
+#: The study and model of ``gasp run`` and ``gasp generate`` when none is named: the
+#: defaults of :func:`gasp.run`, read when the command line is built.
+DEFAULT_STUDY: str = inspect.signature(gasp.run).parameters["study"].default
+DEFAULT_MODEL: str = inspect.signature(gasp.run).parameters["model"].default
 
 StudyArgument = Annotated[
     str,

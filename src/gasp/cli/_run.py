@@ -14,26 +14,19 @@ from typing import Annotated, Any
 import typer
 
 import gasp
+from gasp.cli import _generation_options as gen
 from gasp.cli._app import app
 from gasp.cli._declared import with_settings
 
 #: Exit status of ``gasp run`` when a step did not finish (failed samples, a failed probe).
 STEP_FAILED_EXIT_CODE = 1
-#: The study and model of ``gasp run`` when none is named.
-DEFAULT_STUDY, DEFAULT_MODEL = "more-of-the-same", "embedded"
 
 
 @app.command("run")
 @with_settings("shape", "decoding", "runner", "analysis", "probe")
 def run_command(
-    study: Annotated[
-        str,
-        typer.Argument(help="Study name (see `gasp studies`) or a study file (.toml / .yaml)."),
-    ] = DEFAULT_STUDY,
-    model: Annotated[
-        str,
-        typer.Option("--model", "-m", help="provider/model, e.g. embedded, openai/gpt-4o-mini."),
-    ] = DEFAULT_MODEL,
+    study: gen.StudyArgument = gen.DEFAULT_STUDY,
+    model: gen.ModelOption = gen.DEFAULT_MODEL,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Run folder (default runs/<study>-<model>)."),

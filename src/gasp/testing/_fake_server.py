@@ -121,6 +121,8 @@ class FakeOpenAIServer:
             without that endpoint (404, or 405); None: the list, as ``models`` says.
         usage: replaces the ``usage`` of every answer (``10**30`` counts, say); None:
             counts of the prompt's and answer's words.
+        model_root: the weights behind the served models, listed at ``/models`` as
+            vLLM lists them (``root``); None: not listed.
 
     A chat completion with no message is refused (400) after the key is checked, as
     the OpenAI API refuses it: it is not counted in :attr:`requests`.
@@ -145,6 +147,7 @@ class FakeOpenAIServer:
         hang_after: int | None = None,
         models_status: int | None = None,
         usage: Mapping[str, Any] | None = None,
+        model_root: str | None = None,
     ) -> None:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
@@ -172,6 +175,7 @@ class FakeOpenAIServer:
         self.answered_at: list[float] = []
         self.answered_seeds: list[object] = []
         self.usage = None if usage is None else dict(usage)
+        self.model_root = model_root
         #: Request bodies received (both endpoints), in order.
         self.bodies: list[dict[str, Any]] = []
         self._rng = random.Random(seed)
@@ -295,6 +299,8 @@ class FakeOpenAIServer:
             return error_reply(404, "This server does not list its models.", "not_found")
         names = self.models
         data = [{"id": n, "object": "model", "created": 0, "owned_by": "gasp"} for n in names]
+        if self.model_root is not None:
+            data = [{**entry, "root": self.model_root} for entry in data]
         return web.json_response({"object": "list", "data": data})
 
     def _draw_fault(self) -> str | None:
