@@ -22,7 +22,7 @@ from gasp.backends import (
     resolve_backend,
 )
 from gasp.errors import BackendError
-from gasp.testing import FAULT_KINDS, FakeOpenAIServer
+from gasp.testing import FAULT_KINDS, HOSTILE_KINDS, FakeOpenAIServer
 
 QUICK = RetryPolicy(max_attempts=6, base_delay_s=0.001, max_delay_s=0.05, timeout_s=0.3)
 SECRET = "sk-test-DO-NOT-LEAK-4f9a1c"
@@ -59,7 +59,7 @@ def _run(
     return asyncio.run(run())
 
 
-@pytest.mark.parametrize("kind", [k for k in FAULT_KINDS if k != "content_filter"])
+@pytest.mark.parametrize("kind", [k for k in FAULT_KINDS if k not in HOSTILE_KINDS])
 def test_each_fault_kind_is_recognised(kind: str) -> None:
     with FakeOpenAIServer(fault_rate=1.0, faults=[kind], hang_s=2.0) as server:
         once = RetryPolicy(max_attempts=1, timeout_s=0.3)

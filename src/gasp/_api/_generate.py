@@ -18,15 +18,12 @@ from gasp._api._keywords import (
     require_texts,
 )
 from gasp._api._run import option_values
-from gasp.pipeline import DEFAULT_MODEL, DEFAULT_STUDY, ExportOutcome
+from gasp.pipeline import DEFAULT_MODEL, DEFAULT_STUDY, ExportOutcome, names_of
 from gasp.runner import RunSummary
 
-#: The keywords :func:`generate` passes on to the generation's settings.
-GENERATE_KEYWORDS = (
-    "occupations", "occupations_file", "n", "templates", "conditions", "cap_factor",
-    "temperature", "top_p", "max_tokens", "max_concurrency", "base_urls", "api_key_env",
-    "max_requests", "max_cost", "batch", "wait",
-)  # fmt: skip
+#: The keywords :func:`generate` passes on to the generation's settings: the declared
+#: settings of the study's shape, the decoding and the runner.
+GENERATE_KEYWORDS = names_of("shape", "decoding", "runner")
 #: The tables :func:`export` writes.
 EXPORT_TABLES = ("samples", "scores", "items")
 

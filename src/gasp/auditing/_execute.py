@@ -52,6 +52,8 @@ class RunnerSettings:
     batch: bool = False
     max_requests: int | None = None
     max_cost: float | None = None
+    #: Seconds one request may take, its retries included (None: the runner's default).
+    request_deadline: float | None = None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -37,7 +37,7 @@ from gasp.auditing._models import (
 from gasp.auditing._plan import DEFAULT_REQUEST_RATE, comparison_count, parse_detect
 from gasp.auditing._scorecard import AuditModel
 from gasp.errors import BackendError, ConfigError, MissingKeyError
-from gasp.pipeline import DEFAULT_MAX_CONCURRENCY
+from gasp.pipeline import DEFAULT_MAX_CONCURRENCY, check_settings
 from gasp.store import StoreLock
 
 
@@ -66,6 +66,7 @@ class AuditConfig:
     api_key_env: str | None = None
     batch: bool = False
     max_concurrency: int = DEFAULT_MAX_CONCURRENCY
+    request_deadline: float | None = None
     request_budget: int | None = None
     cost_budget: float | None = None
     fail_on: str | None = None
@@ -187,8 +188,14 @@ def prepare_audit(
     if not 0 < config.request_rate < math.inf:
         raise ConfigError(f"--request-rate must be positive, got {config.request_rate}")
     parse_detect(config.detect, metrics)
+    check_settings(
+        {"max_concurrency": config.max_concurrency, "request_deadline": config.request_deadline}
+    )
     runner = RunnerSettings(
-        seed=config.seed, max_concurrency=config.max_concurrency, batch=config.batch
+        seed=config.seed,
+        max_concurrency=config.max_concurrency,
+        batch=config.batch,
+        request_deadline=config.request_deadline,
     )
     specs = []
     for setup in setups:

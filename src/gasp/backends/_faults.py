@@ -149,6 +149,18 @@ def classify_status(status: int, headers: Mapping[str, str] | None = None) -> Fa
     return FaultDecision(action, kind, retry_after, message)
 
 
+def _rejected_cause(exc: BaseException) -> RequestRejectedError | None:
+    """``exc`` or the exception it was raised from, when a request was rejected."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, RequestRejectedError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
 def classify_error(exc: BaseException) -> FaultDecision:
     """Decide per error: retry, rate-limit (wait Retry-After), give up, or fatal.
 
@@ -165,8 +177,9 @@ def classify_error(exc: BaseException) -> FaultDecision:
     if isinstance(exc, TransientBackendError):
         action = FaultAction.RATE_LIMIT if exc.retry_after_s is not None else FaultAction.RETRY
         return FaultDecision(action, exc.kind, exc.retry_after_s, str(exc))
-    if isinstance(exc, RequestRejectedError):
-        return FaultDecision(FaultAction.GIVE_UP, exc.kind, None, str(exc))
+    rejected = _rejected_cause(exc)
+    if rejected is not None:  # an answer refused while read (raised inside a client)
+        return FaultDecision(FaultAction.GIVE_UP, rejected.kind, None, str(rejected))
     if isinstance(exc, TimeoutError):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
     decision = classify_openai_error(exc)

@@ -19,6 +19,7 @@ from openai.types.chat import ChatCompletion
 
 from gasp.backends._base import Capability, ModelBackend
 from gasp.backends._batch_client import BatchClient
+from gasp.backends._bounded_http import bound_answers
 from gasp.backends._faults import TransientBackendError, is_connect_failure
 from gasp.backends._messages import (
     GenerationRequest,
@@ -366,10 +367,11 @@ class OpenAIBackend(ModelBackend):
 
 
 def _http_client() -> Any:
-    """The aiohttp transport of the openai client where aiohttp is installed (several times
-    faster than the default one at high concurrency), else None for the default."""
+    """The openai client's HTTP client, its answers read within
+    :data:`~gasp.backends._bounded_http.MAX_ANSWER_BYTES`: over aiohttp where it is
+    installed (several times faster than the default at high concurrency)."""
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        return None
-    return openai.DefaultAioHttpClient()
+        return bound_answers(openai.DefaultAsyncHttpxClient())
+    return bound_answers(openai.DefaultAioHttpClient())

@@ -227,11 +227,15 @@ class ResilientModel:
 
     async def _run(self, batch: list[AnyRequest]) -> list[AnyResponse]:
         faults: list[str] = []
+        loop = asyncio.get_running_loop()
+        deadline = None if self.retry.deadline_s is None else loop.time() + self.retry.deadline_s
         for attempt in range(1, self.retry.max_attempts + 1):
             await self._wait_cooldown()
-            clock = CallClock(
-                None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
-            )
+            timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
+            if deadline is not None:
+                left = max(deadline - loop.time(), 0.001)
+                timeout = left if timeout is None else min(timeout, left)
+            clock = CallClock(timeout)
             try:
                 responses = await self._call(batch, clock)
             except asyncio.CancelledError:
@@ -244,7 +248,18 @@ class ResilientModel:
                     raise BackendError(f"{self.model_id}: {decision.message}") from None
                 faults.append(decision.kind)
                 self.fault_counts[decision.kind] += 1
-                if decision.action is FaultAction.GIVE_UP or attempt == self.retry.max_attempts:
+                late = deadline is not None and loop.time() >= deadline
+                if late:
+                    decision = dataclasses.replace(
+                        decision,
+                        message=f"{decision.message or decision.kind}; the request's deadline "
+                        f"of {self.retry.deadline_s:g} s has passed",
+                    )
+                if (
+                    decision.action is FaultAction.GIVE_UP
+                    or attempt == self.retry.max_attempts
+                    or late
+                ):
                     # a note, not a warning: the run's summary (or its one-line error when
                     # every request failed) counts the failed requests by kind
                     logger.info(
@@ -254,7 +269,7 @@ class ResilientModel:
                         decision.kind,
                     )
                     return [self._error_response(r, decision, attempt, faults) for r in batch]
-                await self._back_off(attempt, decision)
+                await self._back_off(attempt, decision, deadline)
                 continue
             return [
                 dataclasses.replace(
@@ -303,8 +318,12 @@ class ResilientModel:
             self._semaphore_loop = loop
         return self._semaphore
 
-    async def _back_off(self, failures: int, decision: FaultDecision) -> None:
+    async def _back_off(
+        self, failures: int, decision: FaultDecision, deadline: float | None = None
+    ) -> None:
         delay = self.retry.wait_s(failures, float(self._rng.random()), decision.retry_after_s)
+        if deadline is not None:  # no wait past the request's deadline
+            delay = min(delay, max(deadline - asyncio.get_running_loop().time(), 0.0))
         if decision.action is FaultAction.RATE_LIMIT:
             # Every request of this wrapper waits, this one included (at the top of its
             # next attempt), so the server sees no calls until the cool-down is over.

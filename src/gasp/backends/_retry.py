@@ -19,6 +19,10 @@ class RetryPolicy:
     ``timeout_s`` bounds one call to the backend (one request, or one batch per
     request in it for batching backends), counted from when the call reaches the
     model (not while it waits for the model's lock); ``None`` disables it.
+    ``deadline_s`` bounds one request as a whole, its attempts and the waits between
+    them included, from its first attempt: no attempt starts past it, and none runs
+    beyond it (a server that trickles its answer a byte a second is given up on at the
+    deadline, not after ``max_attempts`` timeouts); ``None`` disables it.
     """
 
     max_attempts: int = 5
@@ -26,6 +30,7 @@ class RetryPolicy:
     max_delay_s: float = 60.0
     jitter: float = 0.5
     timeout_s: float | None = 120.0
+    deadline_s: float | None = 300.0
 
     def __post_init__(self) -> None:
         if self.max_attempts < 1:
@@ -36,8 +41,10 @@ class RetryPolicy:
                 raise ConfigError(f"{name} must be a non-negative number, got {value}")
         if not (0.0 <= self.jitter <= 1.0):
             raise ConfigError(f"jitter must be between 0 and 1, got {self.jitter}")
-        if self.timeout_s is not None and not (self.timeout_s > 0):
-            raise ConfigError(f"timeout_s must be positive or None, got {self.timeout_s}")
+        for name in ("timeout_s", "deadline_s"):
+            value = getattr(self, name)
+            if value is not None and not (value > 0 and math.isfinite(value)):
+                raise ConfigError(f"{name} must be a positive number or None, got {value}")
 
     def backoff_s(self, failures: int, u: float = 0.0) -> float:
         """The delay after ``failures`` failed attempts; ``u`` is a uniform draw in [0, 1)."""

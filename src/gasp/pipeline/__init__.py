@@ -55,6 +55,7 @@ from gasp.pipeline._run import (
 from gasp.pipeline._settings import (
     SETTINGS,
     Setting,
+    check_settings,
     default_of,
     in_analysis_words,
     names_of,
@@ -102,6 +103,7 @@ __all__ = [
     "calibrate_table",
     "check_out_folder",
     "check_run",
+    "check_settings",
     "check_writable_folder",
     "compare_runs",
     "decoding_values",

@@ -124,6 +124,8 @@ class GenerationOptions:
     model_options: Sequence[str] | Mapping[str, Any] = ()
     batch: bool = False
     wait: bool = False
+    #: Seconds one request may take, its retries included (None: the runner's default).
+    request_deadline: float | None = None
 
     @classmethod
     def for_study(
@@ -167,9 +169,14 @@ class GenerationOptions:
 
     def run_options(self, *, progress: bool, dry_run: bool = False) -> RunOptions:
         """The :class:`~gasp.runner.RunOptions` of the generation."""
+        from gasp.backends import RetryPolicy
         from gasp.runner import BatchOptions, RunOptions
 
+        retry = RetryPolicy()
+        if self.request_deadline is not None:
+            retry = dataclasses.replace(retry, deadline_s=self.request_deadline)
         return RunOptions(
+            retry=retry,
             decoding=self.decoding(),
             seed=self.seed,
             max_concurrency=self.max_concurrency,

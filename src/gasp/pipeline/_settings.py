@@ -139,6 +139,10 @@ SETTINGS: tuple[Setting, ...] = (
     _S("batch", "Send the requests through the provider's batch API (openai/, half price, "
        "answers within 24 h; a killed run resumes polling).", "runner", kind="bool",
        default=False),
+    _S("request_deadline", "Most seconds one request may take, its retries and waits "
+       "included (default 300; one attempt at most 120 of them): a server that stalls or "
+       "trickles its answer is given up on there.", "runner", kind="float", minimum=0,
+       exclusive_minimum=True, maximum=86_400),
     _S("wait", "When another process is generating into the same run, wait for it to "
        "finish (default: refuse with one line naming it).", "runner", kind="bool",
        default=False),

@@ -9,6 +9,7 @@ from gasp.testing._coverage import (
     srb_from_masks,
     srb_set_sizes,
 )
+from gasp.testing._fake_hostile import HOSTILE_KINDS
 from gasp.testing._fake_prompt import (
     PROMPT_LOGPROBS,
     fake_logprob,
@@ -23,6 +24,7 @@ __all__ = [
     "DEFAULT_TOP_LOGPROBS",
     "FAULT_KINDS",
     "GROUPS",
+    "HOSTILE_KINDS",
     "PROMPT_LOGPROBS",
     "STATISTICS",
     "FakeOpenAIServer",

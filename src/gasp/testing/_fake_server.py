@@ -41,6 +41,7 @@ from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
 from gasp.testing._fake_batch import FakeBatchAPI, error_reply
+from gasp.testing._fake_hostile import HOSTILE_KINDS, HOSTILE_TEXT, hostile_answer
 from gasp.testing._fake_prompt import (
     chat_logprobs,
     legacy_logprobs,
@@ -57,9 +58,13 @@ FAULT_KINDS = (
     "malformed",
     "empty",
     "content_filter",
+    "oversized",
+    "gzip_bomb",
+    "trickle",
 )
 
 TextFn = Callable[[str, np.random.Generator], str]
+
 
 #: The next-token log-probabilities the server reports when asked for them.
 DEFAULT_TOP_LOGPROBS: Mapping[str, float] = {
@@ -152,7 +157,7 @@ class FakeOpenAIServer:
         if not 0.0 <= fault_rate <= 1.0:
             raise ValueError(f"fault_rate must be between 0 and 1, got {fault_rate}")
         if faults is None:
-            faults = [k for k in FAULT_KINDS if k != "content_filter"]
+            faults = [k for k in FAULT_KINDS if k not in HOSTILE_KINDS]
         weights = dict(faults) if isinstance(faults, Mapping) else dict.fromkeys(faults, 1.0)
         unknown = set(weights) - set(FAULT_KINDS)
         if unknown:
@@ -364,6 +369,9 @@ class FakeOpenAIServer:
             )
         if fault == "timeout":
             await asyncio.sleep(self.hang_s)
+        if fault in ("oversized", "gzip_bomb", "trickle"):
+            answer = self._completion(model, prompt, HOSTILE_TEXT, "stop")
+            return await hostile_answer(request, fault, answer)
         text, finish, top = self._reply_text(prompt, body, legacy)
         if fault in {"empty", "content_filter"}:
             text = ""
