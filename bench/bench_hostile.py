@@ -4,14 +4,18 @@ Run ``python bench/bench_hostile.py`` (``--only WORD`` keeps the cases whose nam
 WORD). Each case runs ``python -m gasp ...`` in a fresh folder and must be refused: exit
 status 2 (1 for a case whose work failed, as a run whose every request failed), one
 ``gasp: error:`` line on standard error, no traceback, no file created or changed, and
-no more time than the case's bound. Prints one row per case and four totals,
-tracebacks, multi-line refusals, writes and cases past their bound, whose target is 0,
-0, 0, 0 (the exit status is the count of failing cases).
+no more time than the case's bound and no more than 2 GiB of memory (GNU time's
+maximum resident set size, where ``/usr/bin/time`` exists). A table of a million rows is
+the one case that is not refused: it must be analysed within its bounds
+(``bench/_hostile_more.py``). Prints one row per case and five totals, tracebacks,
+multi-line refusals, writes, cases past their time bound and past 2 GiB, whose target is
+0, 0, 0, 0, 0 (the exit status is the count of failing cases).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -24,6 +28,7 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import _hostile_more as more
 from gasp.store import StoreLock
 from gasp.testing import FakeOpenAIServer
 
@@ -46,8 +51,14 @@ EXPECTED: dict[str, int] = {"every request failed": 1}
 #: Cases that do their work (a run that sends its requests): their files are not writes.
 WORKS: frozenset[str] = frozenset({"every request failed"})
 #: Seconds a case may take (default :data:`BOUND_S`).
-BOUNDS: dict[str, float] = {"store locked by another program": 30.0}
+BOUNDS: dict[str, float] = {"store locked by another program": 30.0, **more.BOUNDS}
 BOUND_S = 60.0
+EXPECTED.update(more.EXPECTED)
+WORKS = WORKS | more.WORKS
+#: The most memory a case may take (MiB).
+MEMORY_MIB = 2048
+#: GNU time, which measures a case's peak memory (the cases run without it elsewhere).
+TIME = Path("/usr/bin/time")
 
 
 def _edit_store(root: Path, sql: str, *args: object) -> Path:
@@ -317,6 +328,7 @@ CASES: list[Case] = [
         lambda r, u: ["analyze", "hf://datasets/someuser/stories", "--study", "narratives"],
     ),
 ]  # fmt: skip
+CASES += more.cases(SERVERS)
 
 
 def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
@@ -330,21 +342,33 @@ def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+def _memory(stderr: str) -> tuple[str, int | None]:
+    """Standard error without GNU time's lines, and the peak memory they told (MiB)."""
+    lines = stderr.splitlines()
+    told = [int(line.split()[1]) // 1024 for line in lines if line.startswith("GASP_BENCH_MAX")]
+    kept = [line for line in lines if not line.startswith(("GASP_BENCH_MAX", "Command "))]
+    return "\n".join(kept), (told[-1] if told else None)
+
+
 def main() -> int:
     """Run every case; print a row each and the totals; return the number failing."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="", help="keep the cases whose name holds this")
     args = parser.parse_args()
     env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong", "OPENAI_API_KEY": "wrong"}
-    tracebacks = multiline = writes = slow = failing = 0
+    tracebacks = multiline = writes = slow = heavy = failing = 0
     with (
         tempfile.TemporaryDirectory() as made,
         FakeOpenAIServer(api_key="right", models=["fake"]) as server,
         FakeOpenAIServer(api_key="right", models_status=404) as no_list,
         FakeOpenAIServer(fault_rate=1.0, faults=["malformed"], models=["fake"]) as broken,
+        contextlib.ExitStack() as hostile,
     ):
         SERVERS["no-list"] = no_list.base_url
         SERVERS["failing"] = broken.base_url
+        for fault in more.SERVER_FAULTS:
+            served = FakeOpenAIServer(fault_rate=1.0, faults=[fault], models=["fake"])
+            SERVERS[fault] = hostile.enter_context(served).base_url
         env["OPENAI_BASE_URL"] = server.base_url
         TEMPLATE["run"] = Path(made) / "g"
         subprocess.run(
@@ -362,9 +386,10 @@ def main() -> int:
                 before = _snapshot(root)
                 start = time.monotonic()
                 bound = BOUNDS.get(name, BOUND_S)
+                timer = ["/usr/bin/time", "-f", "GASP_BENCH_MAXRSS_KB %M"] if TIME.is_file() else []
                 try:
                     result = subprocess.run(
-                        [sys.executable, "-m", "gasp", *command],
+                        [*timer, sys.executable, "-m", "gasp", *command],
                         cwd=root, env=env, capture_output=True, text=True, timeout=bound,
                     )  # fmt: skip
                 except subprocess.TimeoutExpired as expired:
@@ -372,6 +397,7 @@ def main() -> int:
                     text = err.decode(errors="replace") if isinstance(err, bytes) else err
                     result = subprocess.CompletedProcess(command, -1, "", text)
                 seconds = time.monotonic() - start
+                result.stderr, mib = _memory(result.stderr)
                 lines = result.stderr.strip().splitlines()
                 traced = "Traceback" in result.stderr
                 one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
@@ -381,21 +407,25 @@ def main() -> int:
                 while OPEN:
                     OPEN.pop().close()
                 late = seconds >= bound
+                code = EXPECTED.get(name, 2)
+                one_line = one_line or code == 0  # a case that works says what it did
+                big = mib is not None and mib > MEMORY_MIB
                 tracebacks += traced
                 multiline += not one_line
                 writes += wrote
                 slow += late
-                code = EXPECTED.get(name, 2)
-                ok = result.returncode == code and one_line and not (traced or wrote or late)
+                heavy += big
+                ok = result.returncode == code and one_line and not (traced or wrote or late or big)
                 failing += not ok
-                shown = lines[0][:110] if lines else "(nothing on standard error)"
+                shown = lines[0][:100] if lines else "(nothing on standard error)"
+                memory = f"{mib:5d} MiB" if mib is not None else "    - MiB"
                 print(f"{'ok  ' if ok else 'FAIL'} {name:32s} exit {result.returncode} "
-                      f"{seconds:5.1f} s  {shown}")  # fmt: skip
+                      f"{seconds:5.1f} s {memory}  {shown}")  # fmt: skip
     print(
         f"tracebacks: {tracebacks}  multi-line refusals: {multiline}  writes: {writes}  "
-        f"past their bound: {slow}"
+        f"past their bound: {slow}  past {MEMORY_MIB} MiB: {heavy}"
     )
-    print("target: 0, 0, 0, 0")
+    print("target: 0, 0, 0, 0, 0")
     return failing
 
 

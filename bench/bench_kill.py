@@ -196,7 +196,7 @@ def main() -> int:
     )
     parser.add_argument("--flights", default="", help="comma-separated (default: 1,16,64)")
     args = parser.parse_args()
-    flights = (1, 16) if args.quick else (1, 16, 64)
+    flights: tuple[int, ...] = (1, 16) if args.quick else (1, 16, 64)
     if args.flights:
         flights = tuple(int(f) for f in args.flights.split(","))
     rows = []

@@ -169,3 +169,27 @@ def test_concurrent_analyses_of_one_run_never_share_a_temporary_file(tmp_path: P
     assert [p.returncode for p in procs] == [0] * 4, [r[1][-300:] for r in results]
     assert not list(run.rglob("*.tmp"))
     assert AuditResults.load(run / "results").tables
+
+
+def test_a_zip_bomb_named_eval_is_refused_before_it_is_decompressed(tmp_path: Path) -> None:
+    import zipfile
+
+    from gasp.files import MAX_INPUT_BYTES, check_archive
+
+    bomb = tmp_path / "bomb.eval"
+    with (
+        zipfile.ZipFile(bomb, "w", compression=zipfile.ZIP_DEFLATED) as archive,
+        archive.open("_journal/start.json", "w", force_zip64=True) as member,
+    ):
+        block = bytes(2**22)
+        for _ in range(MAX_INPUT_BYTES // len(block) + 1):
+            member.write(block)
+    assert bomb.stat().st_size < 2**20  # about 270 MB of zeros in a small file
+    with pytest.raises(DataError, match=r"holds a member \(_journal/start.json\) of 272,"):
+        check_archive(bomb, "the Inspect AI log")
+    pytest.importorskip("inspect_ai")
+    import gasp
+
+    with pytest.raises(DataError, match="more than such a file holds"):
+        gasp.analyze(bomb, study="narratives", out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()

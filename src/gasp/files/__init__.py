@@ -5,13 +5,15 @@ through :func:`check_input_file` before it is opened: a device (``/dev/zero``,
 ``/dev/urandom``) or a FIFO would be read forever or block, and a file larger than what
 such an input holds would take the machine's memory. :func:`read_text_file` then reads
 it as UTF-8; :func:`check_yaml_aliases` refuses a YAML text whose aliases could expand
-it beyond its size (an alias bomb). Each refusal is one :class:`~gasp.errors.DataError`
-line.
+it beyond its size (an alias bomb); :func:`check_archive` refuses a zip archive whose
+members would decode to more than such an input holds (a zip bomb). Each refusal is one
+:class:`~gasp.errors.DataError` line.
 """
 
 from __future__ import annotations
 
 import stat
+import zipfile
 from pathlib import Path
 
 from gasp.errors import DataError, GaspError
@@ -46,6 +48,39 @@ def check_input_file(
             f"({max_bytes:,})"
         )
     return file
+
+
+#: The most bytes a zip archive's members may decode to, all together (an Inspect AI
+#: log of tens of thousands of samples holds a few hundred megabytes).
+MAX_ARCHIVE_BYTES = 4 * MAX_INPUT_BYTES
+
+
+def check_archive(
+    path: str | Path,
+    what: str,
+    max_member_bytes: int = MAX_INPUT_BYTES,
+    max_total_bytes: int = MAX_ARCHIVE_BYTES,
+) -> None:
+    """Refuse in one :class:`DataError` line a zip archive one of whose members decodes
+    to more than ``max_member_bytes``, or all of them to more than ``max_total_bytes``
+    (their sizes as the archive declares them: a reader stops at the declared size)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            sizes = [(info.filename, info.file_size) for info in archive.infolist()]
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise DataError(f"cannot read {what} {path}: {exc}") from None
+    largest = max(sizes, key=lambda item: item[1], default=("", 0))
+    if largest[1] > max_member_bytes:
+        raise DataError(
+            f"{what} {path} holds a member ({largest[0]}) of {largest[1]:,} bytes once "
+            f"decompressed, more than such a file holds ({max_member_bytes:,})"
+        )
+    total = sum(size for _name, size in sizes)
+    if total > max_total_bytes:
+        raise DataError(
+            f"{what} {path} decompresses to {total:,} bytes, more than such a file holds "
+            f"({max_total_bytes:,})"
+        )
 
 
 def read_text_file(
@@ -88,8 +123,10 @@ def check_yaml_aliases(
 
 
 __all__ = [
+    "MAX_ARCHIVE_BYTES",
     "MAX_INPUT_BYTES",
     "MAX_YAML_ALIASES",
+    "check_archive",
     "check_input_file",
     "check_yaml_aliases",
     "read_text_file",

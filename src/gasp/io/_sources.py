@@ -19,6 +19,7 @@ from typing import Any
 import pandas as pd
 
 from gasp.errors import DataError
+from gasp.files import check_archive
 from gasp.io._lm_eval import read_lm_eval
 from gasp.io._tables import TABLE_FORMATS, read_table
 
@@ -102,6 +103,9 @@ def _not_inspect(path: Path, exc: Exception) -> DataError:
 def _read_inspect_log(path: Path, header_only: bool) -> Any:
     _require(INSPECT, path)
     from inspect_ai.log import read_eval_log
+
+    if path.suffix.lower() != ".json" and zipfile.is_zipfile(path):
+        check_archive(path, "the Inspect AI log")  # a zip bomb is refused unread
 
     try:
         return read_eval_log(str(path), header_only=header_only)

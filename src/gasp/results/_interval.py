@@ -116,6 +116,10 @@ def _mean(
     return float(low), float(high), ""
 
 
+#: The most unit picks drawn at once for a headline interval (8 bytes each).
+PICKS_AT_ONCE = 4_000_000
+
+
 def _statistic(
     units: pd.DataFrame, statistic: Statistic, value: float, unit: str
 ) -> tuple[float, float, str]:
@@ -125,13 +129,16 @@ def _statistic(
     if n < MIN_INTERVAL_UNITS:
         return float("nan"), float("nan"), _too_few(n, unit)
     scheme = IntervalScheme(BOOTSTRAP, HEADLINE_DRAWS, HEADLINE_SEED, unit=unit, expanded=False)
-    picks = scheme.rng().integers(0, n, size=(scheme.draws, n))
+    rng = scheme.rng()
     columns = {name: units[name].to_numpy() for name in units.columns}
-    draws = np.fromiter(
-        (statistic({name: col[row] for name, col in columns.items()}) for row in picks),
-        dtype=np.float64,
-        count=scheme.draws,
-    )
+    # the draws' picks in blocks of about PICKS_AT_ONCE (one matrix of all of them would
+    # take 16 GB for a million units); the same picks, in the same order, as at once
+    step = max(1, PICKS_AT_ONCE // n)
+    draws = np.empty(scheme.draws, dtype=np.float64)
+    for start in range(0, scheme.draws, step):
+        picks = rng.integers(0, n, size=(min(step, scheme.draws - start), n))
+        for offset, row in enumerate(picks):
+            draws[start + offset] = statistic({name: col[row] for name, col in columns.items()})
     defined = int(np.isfinite(draws).sum())
     if defined < MIN_DEFINED_SHARE * draws.size:
         return (

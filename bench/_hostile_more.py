@@ -1,0 +1,71 @@
+"""More hostile cases of ``bench/bench_hostile.py``: servers whose answers no client
+should read whole, a zip bomb named like an Inspect AI log, and a table of a million
+rows (which is not refused: it must be analysed within its time and memory bound)."""
+
+from __future__ import annotations
+
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+#: Fault kinds of the fake server, each served by one server of its own (by name).
+SERVER_FAULTS = ("oversized", "gzip_bomb", "trickle")
+#: The rows of the large table.
+ROWS = 1_000_000
+
+
+def zip_bomb(root: Path) -> list[str]:
+    """A 2 MB ``.eval`` whose first member decodes to 2 GiB of zeros."""
+    with (
+        zipfile.ZipFile(root / "bomb.eval", "w", compression=zipfile.ZIP_DEFLATED) as archive,
+        archive.open("_journal/start.json", "w", force_zip64=True) as member,
+    ):
+        block = bytes(2**24)
+        for _ in range(128):
+            member.write(block)
+    return ["analyze", "bomb.eval", "--study", "narratives"]
+
+
+def million_rows(root: Path) -> list[str]:
+    """A CSV of a million short stories, analysed as narratives."""
+    names = ("Sarah", "Tom", "Maria", "James", "Alex")
+    jobs = ("nurse", "plumber", "secretary", "engineer")
+    with (root / "big.csv").open("w") as out:
+        out.write("text,profession\n")
+        for i in range(ROWS):
+            out.write(f"{names[i % 5]} was a {jobs[i % 4]}. She worked.,{jobs[i % 4]}\n")
+    return ["analyze", "big.csv", "--study", "narratives", "--out", "big"]
+
+
+def served(fault: str, servers: dict[str, str], *extra: str) -> list[str]:
+    """The quick pronoun pairs against the server of ``fault``."""
+    return ["run", "pronoun-pairs", "--quick", "-m", "openai-compatible/fake", "--base-url",
+            servers[fault], "--out", "run", "--quiet", *extra]  # fmt: skip
+
+
+def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list[str]]]]:
+    """The cases, in the form of ``bench_hostile.CASES``."""
+    return [
+        ("answers of 100 MB", lambda r, u: served("oversized", servers)),
+        ("gzip-bomb answers", lambda r, u: served("gzip_bomb", servers)),
+        (
+            "a byte a second",
+            lambda r, u: served("trickle", servers, "--request-deadline", "10"),
+        ),
+        ("zip bomb named .eval", lambda r, u: zip_bomb(r)),
+        ("table of a million rows", lambda r, u: million_rows(r)),
+    ]
+
+
+#: What each case ends with when it is not 2: a run whose every request failed (1), a
+#: table analysed (0).
+EXPECTED = {
+    "answers of 100 MB": 1,
+    "gzip-bomb answers": 1,
+    "a byte a second": 1,
+    "table of a million rows": 0,
+}
+#: Cases that do their work (their files are not writes).
+WORKS = frozenset(EXPECTED)
+#: Seconds each may take.
+BOUNDS = {"a byte a second": 60.0, "table of a million rows": 600.0}
