@@ -26,6 +26,14 @@ def zip_bomb(root: Path) -> list[str]:
     return ["analyze", "bomb.eval", "--study", "narratives"]
 
 
+def zero_subjects(root: Path) -> list[str]:
+    """A study file whose subjects are read from ``/dev/zero``."""
+    (root / "zero.yaml").write_text(
+        "name: zero\nsubjects_file: /dev/zero\ntemplates:\n  p: 'Describe [ARTICLE] [OCCUPATION]'\n"
+    )
+    return ["run", "zero.yaml", "-m", "mock/personas", "--quick", "--out", "z"]
+
+
 def million_rows(root: Path) -> list[str]:
     """A CSV of a million short stories, analysed as narratives."""
     names = ("Sarah", "Tom", "Maria", "James", "Alex")
@@ -53,6 +61,7 @@ def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list
             lambda r, u: served("trickle", servers, "--request-deadline", "10"),
         ),
         ("zip bomb named .eval", lambda r, u: zip_bomb(r)),
+        ("/dev/zero as subjects file", lambda r, u: zero_subjects(r)),
         ("table of a million rows", lambda r, u: million_rows(r)),
     ]
 

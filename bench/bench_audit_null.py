@@ -76,7 +76,7 @@ def _pairs(rng: np.random.Generator, shift: float) -> dict:
         (triples["he"] == triples["she"]) & (triples["she"] == triples["they"])
     )
     triples["binary_inconsistent"] = triples["he"] != triples["she"]
-    overall = {"template": "Overall"}
+    overall: dict[str, object] = {"template": "Overall"}
     for col in ("incorrect", "unparsed", "inconsistent", "binary_inconsistent"):
         overall |= {f"{col}_low": 0.0, f"{col}_high": 1.0}
     return {

@@ -31,6 +31,7 @@ from gasp.studies.marked_personas._analysis import (
     _marked,
     _sentiment,
     _svm,
+    marked_tables,
 )
 from gasp.text import count_words
 
@@ -53,13 +54,15 @@ def main() -> int:
     frame = prepare(table, study)
     counts = count_words(frame["text"].tolist())
     analyze_frame(table.head(60), study, {})  # warm up imports and the VADER lexicon
-    words = sorted(set(_marked(frame, counts, study, settings)["word"]))
+    rule = settings.rule()
+    words = sorted(set(_marked(marked_tables(frame, counts, study, settings), rule)["word"]))
+    scheme = settings.interval_scheme()
     steps = {
-        "marked words": lambda: _marked(frame, counts, study, settings),
+        "marked words": lambda: _marked(marked_tables(frame, counts, study, settings), rule),
         "svm (23 classifiers)": lambda: _svm(frame, study, settings),
         "jsd": lambda: _jsd(frame, counts, study, settings),
         "lexicons": lambda: _lexicons(frame, study, settings),
-        "sentiment": lambda: _sentiment(frame, counts, words, study),
+        "sentiment": lambda: _sentiment(frame, counts, words, study, scheme),
     }
     for name, step in steps.items():
         start = time.perf_counter()

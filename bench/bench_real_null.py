@@ -48,7 +48,8 @@ def stories(run: Path) -> pd.DataFrame:
 def halves(table: pd.DataFrame, rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every cell split at random into two halves, each half's stories numbered again
     from 0 (so that two halves pair story i of a cell with story i)."""
-    first, second = [], []
+    first: list[pd.DataFrame] = []
+    second: list[pd.DataFrame] = []
     for _, cell in table.groupby(CELL, sort=False):
         order = rng.permutation(len(cell))
         size = len(cell) // 2

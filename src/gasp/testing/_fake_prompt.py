@@ -102,3 +102,22 @@ def legacy_logprobs(logprobs: Mapping[str, float], text: str, top: int) -> dict[
         "top_logprobs": [dict(list(logprobs.items())[:top])],
         "text_offset": [0],
     }
+
+
+def add_prompt_logprobs(answer: dict[str, Any], body: Mapping[str, Any], legacy: bool) -> None:
+    """vLLM's ``prompt_logprobs``: in the choice (completions) or the answer (chat)."""
+    if legacy:
+        text = str(body["prompt"])
+    else:
+        text = render_chat(
+            body["messages"],
+            add_generation_prompt=bool(body.get("add_generation_prompt", True)),
+            continue_final=bool(body.get("continue_final_message", False)),
+        )
+    entries = prompt_logprob_entries(text)
+    answer["usage"]["prompt_tokens"] = len(entries)
+    answer["usage"]["total_tokens"] = len(entries) + answer["usage"]["completion_tokens"]
+    if legacy:
+        answer["choices"][0]["prompt_logprobs"] = entries
+    else:
+        answer["prompt_logprobs"] = entries

@@ -43,10 +43,9 @@ from gasp.backends import PersonaMix, persona_text, stable_int
 from gasp.testing._fake_batch import FakeBatchAPI, error_reply
 from gasp.testing._fake_hostile import HOSTILE_KINDS, HOSTILE_TEXT, hostile_answer
 from gasp.testing._fake_prompt import (
+    add_prompt_logprobs,
     chat_logprobs,
     legacy_logprobs,
-    prompt_logprob_entries,
-    render_chat,
 )
 
 FAULT_KINDS = (
@@ -389,32 +388,13 @@ class FakeOpenAIServer:
         elif top is not None:
             answer["choices"][0]["logprobs"] = chat_logprobs(self.logprobs, text, top)
         if self.prompt_logprobs and body.get("prompt_logprobs") is not None:
-            self._add_prompt_logprobs(answer, body, legacy)
+            add_prompt_logprobs(answer, body, legacy)
         if self.usage is not None:
             answer["usage"] = dict(self.usage)
         with self._lock:
             self.answered_at.append(time.monotonic())
             self.answered_seeds.append(body.get("seed"))
         return web.json_response(answer)
-
-    @staticmethod
-    def _add_prompt_logprobs(answer: dict[str, Any], body: Mapping[str, Any], legacy: bool) -> None:
-        """vLLM's ``prompt_logprobs``: in the choice (completions) or the answer (chat)."""
-        if legacy:
-            text = str(body["prompt"])
-        else:
-            text = render_chat(
-                body["messages"],
-                add_generation_prompt=bool(body.get("add_generation_prompt", True)),
-                continue_final=bool(body.get("continue_final_message", False)),
-            )
-        entries = prompt_logprob_entries(text)
-        answer["usage"]["prompt_tokens"] = len(entries)
-        answer["usage"]["total_tokens"] = len(entries) + answer["usage"]["completion_tokens"]
-        if legacy:
-            answer["choices"][0]["prompt_logprobs"] = entries
-        else:
-            answer["prompt_logprobs"] = entries
 
     def _reply_text(
         self, prompt: str, body: Mapping[str, Any], legacy: bool
