@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 #: Fault kinds of the fake server, each served by one server of its own (by name).
-SERVER_FAULTS = ("oversized", "gzip_bomb", "trickle")
+SERVER_FAULTS = ("oversized", "gzip_bomb", "trickle", "rate_limit")
+#: The ``Retry-After`` of the rate-limiting server: a day and more.
+RETRY_AFTER_S = 100_000.0
 #: The rows of the large table.
 ROWS = 1_000_000
 
@@ -60,6 +62,10 @@ def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list
             "a byte a second",
             lambda r, u: served("trickle", servers, "--request-deadline", "10"),
         ),
+        (
+            "429 with Retry-After 100000",
+            lambda r, u: served("rate_limit", servers, "--request-deadline", "20"),
+        ),
         ("zip bomb named .eval", lambda r, u: zip_bomb(r)),
         ("/dev/zero as subjects file", lambda r, u: zero_subjects(r)),
         ("table of a million rows", lambda r, u: million_rows(r)),
@@ -72,9 +78,14 @@ EXPECTED = {
     "answers of 100 MB": 1,
     "gzip-bomb answers": 1,
     "a byte a second": 1,
+    "429 with Retry-After 100000": 1,
     "table of a million rows": 0,
 }
 #: Cases that do their work (their files are not writes).
 WORKS = frozenset(EXPECTED)
 #: Seconds each may take.
-BOUNDS = {"a byte a second": 60.0, "table of a million rows": 600.0}
+BOUNDS = {
+    "a byte a second": 60.0,
+    "429 with Retry-After 100000": 60.0,
+    "table of a million rows": 600.0,
+}

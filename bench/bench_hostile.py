@@ -367,7 +367,9 @@ def main() -> int:
         SERVERS["no-list"] = no_list.base_url
         SERVERS["failing"] = broken.base_url
         for fault in more.SERVER_FAULTS:
-            served = FakeOpenAIServer(fault_rate=1.0, faults=[fault], models=["fake"])
+            served = FakeOpenAIServer(
+                fault_rate=1.0, faults=[fault], models=["fake"], retry_after_s=more.RETRY_AFTER_S
+            )
             SERVERS[fault] = hostile.enter_context(served).base_url
         env["OPENAI_BASE_URL"] = server.base_url
         TEMPLATE["run"] = Path(made) / "g"

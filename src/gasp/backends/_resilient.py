@@ -230,7 +230,7 @@ class ResilientModel:
         loop = asyncio.get_running_loop()
         deadline = None if self.retry.deadline_s is None else loop.time() + self.retry.deadline_s
         for attempt in range(1, self.retry.max_attempts + 1):
-            await self._wait_cooldown()
+            await self._wait_cooldown(deadline)
             timeout = None if self.retry.timeout_s is None else self.retry.timeout_s * len(batch)
             if deadline is not None:
                 left = max(deadline - loop.time(), 0.001)
@@ -248,18 +248,23 @@ class ResilientModel:
                     raise BackendError(f"{self.model_id}: {decision.message}") from None
                 faults.append(decision.kind)
                 self.fault_counts[decision.kind] += 1
-                late = deadline is not None and loop.time() >= deadline
-                if late:
+                give_up = (
+                    decision.action is FaultAction.GIVE_UP or attempt == self.retry.max_attempts
+                )
+                delay = 0.0
+                if not give_up:
+                    delay = self.retry.wait_s(
+                        attempt, float(self._rng.random()), decision.retry_after_s
+                    )
+                if deadline is not None and loop.time() + delay >= deadline:
+                    # no attempt would start before the deadline: give up now, saying why
+                    give_up = True
                     decision = dataclasses.replace(
                         decision,
                         message=f"{decision.message or decision.kind}; the request's deadline "
-                        f"of {self.retry.deadline_s:g} s has passed",
+                        f"of {self.retry.deadline_s:g} s has passed or would before another try",
                     )
-                if (
-                    decision.action is FaultAction.GIVE_UP
-                    or attempt == self.retry.max_attempts
-                    or late
-                ):
+                if give_up:
                     # a note, not a warning: the run's summary (or its one-line error when
                     # every request failed) counts the failed requests by kind
                     logger.info(
@@ -269,7 +274,7 @@ class ResilientModel:
                         decision.kind,
                     )
                     return [self._error_response(r, decision, attempt, faults) for r in batch]
-                await self._back_off(attempt, decision, deadline)
+                await self._back_off(delay, decision)
                 continue
             return [
                 dataclasses.replace(
@@ -318,12 +323,7 @@ class ResilientModel:
             self._semaphore_loop = loop
         return self._semaphore
 
-    async def _back_off(
-        self, failures: int, decision: FaultDecision, deadline: float | None = None
-    ) -> None:
-        delay = self.retry.wait_s(failures, float(self._rng.random()), decision.retry_after_s)
-        if deadline is not None:  # no wait past the request's deadline
-            delay = min(delay, max(deadline - asyncio.get_running_loop().time(), 0.0))
+    async def _back_off(self, delay: float, decision: FaultDecision) -> None:
         if decision.action is FaultAction.RATE_LIMIT:
             # Every request of this wrapper waits, this one included (at the top of its
             # next attempt), so the server sees no calls until the cool-down is over.
@@ -332,10 +332,13 @@ class ResilientModel:
             return
         await self._sleep(delay)
 
-    async def _wait_cooldown(self) -> None:
-        remaining = self._cooldown_until - asyncio.get_running_loop().time()
-        if remaining > 0:
-            await self._sleep(remaining)
+    async def _wait_cooldown(self, deadline: float | None = None) -> None:
+        """Wait out the wrapper's cool-down (a server's rate limit), never past
+        ``deadline`` (the request's own)."""
+        now = asyncio.get_running_loop().time()
+        until = self._cooldown_until if deadline is None else min(self._cooldown_until, deadline)
+        if until > now:
+            await self._sleep(until - now)
 
     def _error_response(
         self,
