@@ -177,6 +177,21 @@ def test_hostile_model_texts_stay_text(driver: Any, address: str) -> None:
     assert severe_console_entries(driver) == []
 
 
+def _stored_answers(store: Path) -> int:
+    """The samples a store holds (0 while it is missing or being created)."""
+    import contextlib
+    import sqlite3
+
+    if not store.is_file():
+        return 0
+    try:
+        connection = sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=1)
+        with contextlib.closing(connection) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM samples").fetchone()[0])
+    except sqlite3.Error:
+        return 0
+
+
 def test_a_generating_run_shows_its_progress_advance(driver: Any, tmp_path: Path) -> None:
     folder = tmp_path / "live" / "narratives"
     code = (
@@ -190,7 +205,8 @@ def test_a_generating_run_shows_its_progress_advance(driver: Any, tmp_path: Path
     try:
         store = folder / "run.sqlite"
         deadline = time.monotonic() + 60
-        while not (store.is_file() and (folder / "run.sqlite.lock").exists()):
+        # generating: its lock held and its first answer stored (so its plan is written)
+        while not ((folder / "run.sqlite.lock").exists() and _stored_answers(store) > 0):
             assert time.monotonic() < deadline and proc.poll() is None
             time.sleep(0.1)
         with serving([tmp_path / "live"]) as url:
