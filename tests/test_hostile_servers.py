@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -83,3 +84,35 @@ def test_a_bad_request_deadline_is_refused_before_anything_is_written(tmp_path: 
         "gasp: error: --request-deadline must lie in (0, 86400], got 0.0"
     ]
     assert not (tmp_path / "run").exists()
+
+
+def test_an_ordinary_gzip_answer_is_decoded_whole() -> None:
+    import asyncio
+    import gzip
+    import json
+
+    import httpx2
+
+    from gasp.backends._bounded_http import BoundedTransport
+
+    body = json.dumps({"text": "x" * 100_000}).encode()
+
+    class Arriving(httpx2.AsyncByteStream):
+        """The gzip body in chunks of 1,000 bytes, as a server sends it."""
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            packed = gzip.compress(body)
+            for start in range(0, len(packed), 1_000):
+                yield packed[start : start + 1_000]
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        return httpx2.Response(200, headers={"Content-Encoding": "gzip"}, stream=Arriving())
+
+    async def fetch(limit: int) -> bytes:
+        transport = BoundedTransport(httpx2.MockTransport(answer), limit)
+        async with httpx2.AsyncClient(transport=transport) as client:
+            return (await client.get("http://server/x")).content
+
+    assert asyncio.run(fetch(2**20)) == body
+    with pytest.raises(Exception, match="larger than"):
+        asyncio.run(fetch(50_000))

@@ -44,35 +44,28 @@ class _BoundedStream(httpx2.AsyncByteStream):
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         seen = 0
-        async for chunk in self._inner:
-            pieces = [chunk] if self._decoder is None else self._decode(chunk, seen)
-            for piece in pieces:
-                seen += len(piece)
-                if seen > self._limit:
-                    raise _too_large(self._limit)
-                yield piece
-        if self._decoder is not None:
-            tail = self._decoder.flush()
-            if seen + len(tail) > self._limit:
-                raise _too_large(self._limit)
-            if tail:
-                yield tail
-
-    def _decode(self, chunk: bytes, seen: int) -> list[bytes]:
-        """``chunk`` decoded, never more than one byte past the limit at a time."""
-        assert self._decoder is not None
-        out, data = [], chunk
-        while data:
-            try:
-                piece = self._decoder.decompress(data, self._limit - seen + 1)
-            except zlib.error as exc:
-                raise RequestRejectedError("malformed", f"the answer's body: {exc}") from None
-            out.append(piece)
+        async for piece in self._decoded():
             seen += len(piece)
             if seen > self._limit:
                 raise _too_large(self._limit)
-            data = self._decoder.unconsumed_tail
-        return out
+            yield piece
+
+    async def _decoded(self) -> AsyncIterator[bytes]:
+        """The body as it arrives, decoded in pieces of at most one byte past the limit
+        (so that reading stops before a bomb's next piece is made)."""
+        async for chunk in self._inner:
+            if self._decoder is None:
+                yield chunk
+                continue
+            data = chunk
+            while data:
+                try:
+                    yield self._decoder.decompress(data, self._limit + 1)
+                except zlib.error as exc:
+                    raise RequestRejectedError("malformed", f"the answer's body: {exc}") from None
+                data = self._decoder.unconsumed_tail
+        if self._decoder is not None:
+            yield self._decoder.flush()
 
     async def aclose(self) -> None:
         await self._inner.aclose()

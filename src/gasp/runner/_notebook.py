@@ -37,10 +37,16 @@ def in_notebook() -> bool:
     return shell is not None and type(shell).__name__ == "ZMQInteractiveShell"
 
 
-def _duration(seconds: float) -> str:
+def duration_text(seconds: float) -> str:
+    """A duration as progress words it: ``42 s``, ``3 min 05 s``, ``1 h 02 min``."""
     seconds = max(0, round(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
     minutes, secs = divmod(seconds, 60)
-    return f"{minutes} min {secs:02d} s" if minutes else f"{secs} s"
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
 
 
 class NotebookBar:
@@ -73,7 +79,7 @@ class NotebookBar:
                 rate = self.session / elapsed
                 parts.append(f"{rate:.2f}/s")
                 if self.done < self.total:
-                    parts.append(f"about {_duration((self.total - self.done) / rate)} left")
+                    parts.append(f"about {duration_text((self.total - self.done) / rate)} left")
         if self.outcome:
             parts.append(self.outcome)
         return " · ".join(parts)
@@ -144,13 +150,13 @@ def notebook_bar(title: str) -> Iterator[NotebookBar]:
     try:
         yield bar
     except BaseException as exc:
-        bar.finish(f"stopped after {_duration(time.monotonic() - bar._began)}: {exc}")
+        bar.finish(f"stopped after {duration_text(time.monotonic() - bar._began)}: {exc}")
         raise
     else:
-        bar.finish(f"{bar.verdict or 'done'} in {_duration(time.monotonic() - bar._began)}")
+        bar.finish(f"{bar.verdict or 'done'} in {duration_text(time.monotonic() - bar._began)}")
     finally:
         with _lock:
             _active = None
 
 
-__all__ = ["NotebookBar", "active_bar", "in_notebook", "notebook_bar"]
+__all__ = ["NotebookBar", "active_bar", "duration_text", "in_notebook", "notebook_bar"]

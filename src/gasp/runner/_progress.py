@@ -29,7 +29,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from gasp.runner._notebook import active_bar
+from gasp.runner._notebook import active_bar, duration_text
 
 if TYPE_CHECKING:
     from gasp.backends import EndpointStats
@@ -58,17 +58,6 @@ def progress_interval(interval_s: float | None = None) -> float:
     return interval_s
 
 
-def _duration(seconds: float) -> str:
-    seconds = max(0, round(seconds))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, secs = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {secs:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
-
-
 def progress_line(name: str, done: int, total: int, rate: float | None, elapsed_s: float) -> str:
     """One plain progress line: study, done / total (percent), rate per second, time left.
 
@@ -79,13 +68,13 @@ def progress_line(name: str, done: int, total: int, rate: float | None, elapsed_
     if total and done >= total:
         left, speed = "done", f"{rate:.2f}/s" if rate else "-/s"
     elif rate:
-        left = f"about {_duration((total - done) / rate)} left"
+        left = f"about {duration_text((total - done) / rate)} left"
         speed = f"{rate:.2f}/s"
     else:
         left, speed = "time left unknown", "-/s"
     return (
         f"[{name}] {done}/{total} samples{percent}, {speed}, {left}"
-        f" (elapsed {_duration(elapsed_s)})"
+        f" (elapsed {duration_text(elapsed_s)})"
     )
 
 
