@@ -174,7 +174,7 @@ CASES: list[tuple[str, str, str]] = [
      '--examples-per-word must lie in [1, 1000], got 0'),
     ('k-rule',
      'run -m mock/personas --k-rule bogus --out {run}',
-     'k_rule must be one of'),
+     '--k-rule must be one of'),
     ('generate into a folder',
      'generate narratives -m mock/echo --out {run}',
      'is a directory'),

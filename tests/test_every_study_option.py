@@ -32,6 +32,7 @@ def _files(folder: Path) -> dict[str, str]:
         "expressions.yaml": "explicit: {male: [Male], female: [Female], diverse: [Nonbinary]}\n"
         "implicit: {male: [He], female: [She], diverse: [They, Xe]}\n",
         "names.csv": "Name,Gender,Count\nMary,F,5000\nJohn,M,5000\nSarah,F,4000\nDavid,M,4000\n",
+        "occupations.csv": "occupation\nnurse\nroofer\npilot\nbaker\n",
         "age.toml": 'study = "marked-personas"\nn = 3\n[[axes]]\nname = "age"\nunmarked = "young"\n'
         'values = [{ value = "young", phrase = "a young person" }, '
         '{ value = "old", phrase = "an old person" }]\n',
@@ -47,7 +48,11 @@ def _runs(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
     return {
         "more-of-the-same": [
             {"occupations": "nurse,engineer", "occupation_count": 1, "n": 3, "cap_factor": 2,
-             "templates": "persona", "conditions": "unspecified,woman,man", "prompt_form": "chat"},
+             "templates": "persona", "conditions": "unspecified,woman,man", "prompt_form": "chat",
+             "min_samples": 2, "min_share": 0.2, "per_template": True, "plain": True,
+             "srb_embeddings": "minilm", "permutations": 10, "probe_embeddings": "glove",
+             "k_rule": "paper", "n_init": 2},
+            {"occupations_file": files["occupations.csv"], "n": 2},
         ],
         "marked-personas": [
             {"n": 2, "texts": "personas", "prompts": "describe", "race": "a White,a Black",
@@ -61,16 +66,20 @@ def _runs(files: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
             {"mode": "chat", "jobs": "nurse,pilot", "job_count": 2, "article": "a",
              "case_variants": False, "expressions": "single-token", "max_candidate_chars": 12,
              "debiasing": "none,5"},
+            {"occupations": "nurse", "templates": "implicit-1", "n": 1, "debiasing": "none"},
             {"jobs_file": files["jobs.csv"], "templates_file": files["templates.toml"],
              "expressions_file": files["expressions.yaml"], "debiasing": "none"},
+            {"occupations_file": files["jobs.csv"], "debiasing": "none"},
         ],
         "pronoun-pairs": [
             {"pairs": 2, "pair_seed": 1, "n": 1, "templates": "late", "occupations": "nurse,pilot",
              "prompt_form": "chat"},
+            {"pairs": 2, "occupations_file": files["occupations.csv"]},
         ],
         "narratives": [
             {"n": 2, "occupations": "roofer", "templates": "once", "names_file": files["names.csv"],
              "gender_threshold": 0.8, "name_min_count": 50, "top_names": 3, "prompt_form": "chat"},
+            {"n": 1, "occupations_file": files["occupations.csv"]},
         ],
     }  # fmt: skip
 
@@ -98,7 +107,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, An
 
 def test_the_runs_set_every_declared_option() -> None:
     files = {name: name for name in ("jobs.csv", "templates.toml", "expressions.yaml",
-                                      "names.csv", "age.toml")}  # fmt: skip
+                                      "names.csv", "age.toml", "occupations.csv")}  # fmt: skip
     given = {(s, o) for s, runs in _runs(files).items() for run in runs for o in run}
     assert set(_cases()) <= given, sorted(set(_cases()) - given)
 

@@ -110,7 +110,7 @@ def test_single_token_expressions_drop_what_an_approximate_backend_refuses() -> 
     [
         ({"jobs": "astronaut"}, "not in the job list"),
         ({"mode": "text"}, "one of raw, chat"),
-        ({"n": 3}, "n = 1"),
+        ({"n": 3}, "n must be 1, got 3"),
         ({"debiasing": "7"}, "not one of"),
         ({"min_share": 0.1}, "does not apply"),
     ],

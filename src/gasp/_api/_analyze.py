@@ -21,7 +21,7 @@ from gasp._api._keywords import (
 )
 from gasp._api._run import study_option_values
 from gasp.errors import ArgumentTypeError
-from gasp.pipeline import RunResult, in_analysis_words, names_of
+from gasp.pipeline import RunResult, names_of
 
 #: The analysis keywords of :func:`analyze` (``level`` for the FDR among them).
 ANALYZE_KEYWORDS = (*names_of("analysis"), "seed")
@@ -63,7 +63,6 @@ def analyze(
     options = renamed(fn, dict(options), {"level": level})
     refuse_unknown(fn, options, ANALYZE_KEYWORDS)
     level = options.pop("level", level)
-    options = in_analysis_words(options)
     if not isinstance(source, str | Path | pd.DataFrame):
         raise ArgumentTypeError(
             f"{fn}(): source must be a path or a pandas DataFrame, got {type(source).__name__}"

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from gasp.errors import ArgumentError, ArgumentTypeError, ConfigError, GaspError
+from gasp.pipeline import study_flag_old_names
 
 #: Old spellings accepted for one release, with a one-line deprecation warning.
-RENAMED = {"fdr": "level", "alpha": "level", "fdr_alpha": "level", "embeddings": "srb_embeddings"}
+RENAMED = {"fdr": "level", "alpha": "level", "fdr_alpha": "level", **study_flag_old_names()}
 #: Old spellings of the audit's plan limits (``max_requests``/``max_cost`` stop a run).
 RENAMED_IN_AUDIT = {"max_requests": "request_budget", "max_cost": "cost_budget"}
 

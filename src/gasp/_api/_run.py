@@ -24,8 +24,6 @@ from gasp.pipeline import (
     DEFAULT_MODEL,
     DEFAULT_STUDY,
     RunResult,
-    default_of,
-    in_analysis_words,
     names_of,
 )
 
@@ -82,7 +80,6 @@ def run(
     options = renamed(fn, dict(options), {"level": level})
     refuse_unknown(fn, options, RUN_KEYWORDS)
     level = options.pop("level", level)
-    options = in_analysis_words(options)
     require_text(fn, "study", study)
     require_text(fn, "model", model)
     folder = require_path(fn, "out", out)
@@ -96,17 +93,12 @@ def run(
     options["fdr"] = require_level(fn, "level", level)
     if "base_urls" in options:
         options["base_urls"] = tuple(require_texts(fn, "base_urls", options["base_urls"]))
-    from gasp.pipeline import ProbeSettings, prepare_run
+    from gasp.pipeline import prepare_run
 
-    probe = ProbeSettings(
-        options.pop("probe_embeddings", default_of("probe_embeddings")),
-        options.pop("k_rule", None),
-        options.pop("n_init", None),
-    )
     with in_python_words(fn):
         prepared = prepare_run(
             study, model, folder, quick=quick, skip=steps, seed=seed, study_options=own,
-            probe=probe, quiet=quiet, model_options=backend, **options,
+            quiet=quiet, model_options=backend, **options,
         )  # fmt: skip
     outcome = _execute(prepared, quiet=quiet)
     return RunResult(

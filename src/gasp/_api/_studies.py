@@ -27,6 +27,8 @@ class StudyOptionInfo:
     help: str
     #: What the option sizes, when it sets the size of the study (else empty).
     size: str = ""
+    #: The option's own flag on ``gasp run`` (``--min-share``; empty: none).
+    flag: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,7 +63,8 @@ def _info(study: Any) -> StudyInfo:
     for name, option in study.study_options.items():
         if isinstance(option, StudyOption):
             shown = (option.kind_name, option.default, option.quick, option.range_text())
-            options.append(StudyOptionInfo(name, *shown, option.help, option.size))
+            flag = "--" + name.replace("_", "-") if option.flag else ""
+            options.append(StudyOptionInfo(name, *shown, option.help, option.size, flag))
         else:
             options.append(StudyOptionInfo(name, "text", None, None, "", str(option)))
     package, version = study_origin(study.name)

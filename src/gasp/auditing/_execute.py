@@ -26,7 +26,6 @@ from gasp.io import RunPaths, run_folder_paths
 from gasp.pipeline import (
     DEFAULT_MAX_CONCURRENCY,
     GenerationOptions,
-    ProbeSettings,
     Step,
     StudyRun,
     check_run,
@@ -165,7 +164,7 @@ def run_spec(
         run_folder_paths(out / model.name / study),
         generation,
         analysis={**own, "seed": runner.seed, "examples_per_word": EXAMPLES_PER_WORD},
-        probe=own | ProbeSettings().options(runner.seed),
+        probe={**own, "seed": runner.seed},
         report={**own, "examples_per_word": EXAMPLES_PER_WORD},
     )
     return RunSpec(setup, study, run, own, runner, quick)

@@ -45,7 +45,6 @@ from gasp.pipeline._probe import PROBE_FILES, ProbeTableOutcome, probe_results, 
 from gasp.pipeline._result import METRIC_COLUMNS, RunResult
 from gasp.pipeline._run import (
     PreparedRun,
-    ProbeSettings,
     default_run_folder,
     execute_run,
     generation_settings,
@@ -57,12 +56,12 @@ from gasp.pipeline._settings import (
     Setting,
     check_settings,
     default_of,
-    in_analysis_words,
     names_of,
     settings_of,
 )
 from gasp.pipeline._sources import study_type_of_results
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
+from gasp.pipeline._study_flags import study_flag_old_names
 from gasp.pipeline._tables import (
     ASSOCIATION_COLUMNS,
     MarkedWordsOfTable,
@@ -88,7 +87,6 @@ __all__ = [
     "MarkedWordsOfTable",
     "OwnOptions",
     "PreparedRun",
-    "ProbeSettings",
     "ProbeTableOutcome",
     "RunResult",
     "Setting",
@@ -114,7 +112,6 @@ __all__ = [
     "generation_note",
     "generation_settings",
     "group_column_name",
-    "in_analysis_words",
     "make_folder",
     "marked_words_of_table",
     "names_of",
@@ -130,6 +127,7 @@ __all__ = [
     "run_steps",
     "select_study",
     "settings_of",
+    "study_flag_old_names",
     "study_options",
     "study_type_of_results",
     "write_calibration",

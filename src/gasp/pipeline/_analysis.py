@@ -16,47 +16,31 @@ from gasp.pipeline._settings import check_settings, names_of
 
 def analysis_options(
     *,
-    min_samples: int | None = None,
-    min_share: float | None = None,
-    per_template: bool = False,
     threshold: float | None = None,
     fdr: float | None = None,
-    plain: bool = False,
     fdr_scope: str | None = None,
-    embeddings: str | None = None,
     bootstrap: int | None = None,
-    permutations: int | None = None,
     seed: int | None = None,
     examples_per_word: int | None = None,
 ) -> dict[str, Any]:
-    """The analysis options by name, as the study types read them (None or False: not
-    given on the command line). A value no study accepts (a negative count, an FDR
-    level outside (0, 1), an unknown FDR family) is refused here, before a run starts,
-    by the settings' declarations (:mod:`gasp.pipeline._settings`); the FDR level's
-    setting is ``level``, kept here under the name the studies read (``fdr``)."""
-    if embeddings is not None:
-        from gasp.embeddings import check_embeddings
-
-        check_embeddings(embeddings)
+    """The generic analysis options by name, as the study types read them (None: not
+    given). A value no study accepts (a negative count, an FDR level outside (0, 1), an
+    unknown FDR family) is refused here, before a run starts, by the settings'
+    declarations (:mod:`gasp.pipeline._settings`); the FDR level's setting is
+    ``level``, kept here under the name the studies read (``fdr``). A study's own
+    analysis options (``--min-share``) are its study options, checked by the study."""
     given = {
-        "min_samples": min_samples, "min_share": min_share, "level": fdr,
-        "fdr_scope": fdr_scope, "bootstrap": bootstrap, "permutations": permutations,
+        "level": fdr, "fdr_scope": fdr_scope, "bootstrap": bootstrap,
         "examples_per_word": examples_per_word, "threshold": threshold,
     }  # fmt: skip
     check_settings(given, names_of("analysis"))
     if seed is not None and seed < 0:  # NumPy's generators take non-negative seeds
         raise ConfigError(f"--seed must be a non-negative whole number, got {seed}")
     return {
-        "min_samples": min_samples,
-        "min_share": min_share,
-        "per_template": per_template,
         "threshold": threshold,
         "fdr": fdr,
         "fdr_scope": fdr_scope,
-        "plain": plain,
-        "embeddings": embeddings,
         "bootstrap": bootstrap,
-        "permutations": permutations,
         "seed": seed,
         "examples_per_word": examples_per_word,
     }

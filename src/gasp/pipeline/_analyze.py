@@ -19,6 +19,7 @@ from gasp.pipeline._analysis import analysis_options
 from gasp.pipeline._checks import check_writable_folder
 from gasp.pipeline._generation import OwnOptions, study_options
 from gasp.pipeline._incomplete import generation_note, note_analysis
+from gasp.pipeline._settings import check_settings, pop_study_flags
 from gasp.pipeline._sources import analyze_texts, is_texts, study_of_texts, study_type_of_results
 
 if TYPE_CHECKING:
@@ -96,7 +97,9 @@ def analyze_source(
         if study is not None and study != study_type.name:
             raise ConfigError(f"{path} is a run of study {study_type.name!r}, not {study!r}")
         results = out if out is not None else paths.results
-    options = study_options(study_type, own) | analysis_options(**analysis)
+    flagged = pop_study_flags(analysis)
+    check_settings(flagged)
+    options = study_options(study_type, own) | flagged | analysis_options(**analysis)
     hint = f"write them elsewhere with `gasp analyze {path or 'TABLE'} --out DIR`"
     check_writable_folder(results, "results folder", hint)
     if store is None:

@@ -20,36 +20,11 @@ from gasp.errors import ConfigError
 from gasp.pipeline._analysis import analysis_options
 from gasp.pipeline._checks import check_out_folder, check_run
 from gasp.pipeline._generation import GenerationOptions, OwnOptions, select_study
-from gasp.pipeline._settings import BY_NAME, check_settings, names_of
+from gasp.pipeline._settings import BY_NAME, check_settings, names_of, pop_study_flags
 from gasp.pipeline._steps import Step, StepsOutcome, StudyRun, run_steps
 
 if TYPE_CHECKING:
     from rich.console import Console
-
-
-@dataclasses.dataclass(frozen=True)
-class ProbeSettings:
-    """The probe step's settings: the embeddings of its clustering and how k is chosen."""
-
-    embeddings: str = "minilm"
-    #: max (largest silhouette), paper (the paper's largest fall) or stability.
-    k_rule: str | None = None
-    #: k-means++ runs per k (default 5).
-    n_init: int | None = None
-
-    def options(self, seed: int) -> dict[str, Any]:
-        """The probe's options, each checked (one error line before any step)."""
-        from gasp.embeddings import check_embeddings
-
-        check_embeddings(self.embeddings)
-        clustering: dict[str, Any] = {
-            k: v for k, v in (("k_rule", self.k_rule), ("n_init", self.n_init)) if v
-        }
-        if clustering:
-            from gasp.probe import ClusteringConfig
-
-            ClusteringConfig(**clustering)
-        return {"embeddings": self.embeddings, "seed": seed, **clustering}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,14 +63,19 @@ def generation_settings(
 ) -> tuple[GenerationOptions, dict[str, Any], dict[str, Any]]:
     """The generation settings of a run from its options by name (the declared settings
     of the groups ``shape`` and ``runner``, :mod:`gasp.pipeline._settings`): the
-    settings, the study's own options and the options left over (the analysis's)."""
+    settings, the study's own options (the flags of its analysis and probe options
+    among them) and the options left over (the analysis's)."""
     rest = dict(options)
     check_settings({k: v for k, v in rest.items() if k in BY_NAME})
-    flags = {name: rest.pop(name, None) for name in names_of("shape")}
+    flags = pop_study_flags(rest, "shape")
+    later = pop_study_flags(rest)
     runner = _pick(rest, (*names_of("runner"), "model_options"))
     if "base_urls" in runner:
         runner["base_urls"] = tuple(runner["base_urls"] or ())
-    selection, own, quick_max_tokens = select_study(study, flags, study_options, quick=quick)
+    # the study records every option given in its plan (the run manifest)
+    shape = flags | later
+    selection, own, quick_max_tokens = select_study(study, shape, study_options, quick=quick)
+    own |= later
     generation = GenerationOptions.for_study(
         selection,
         max_tokens=max_tokens if max_tokens is not None else quick_max_tokens,
@@ -116,7 +96,6 @@ def prepare_run(
     skip: Iterable[Step | str] = (),
     seed: int = 0,
     study_options: OwnOptions = None,
-    probe: ProbeSettings = ProbeSettings(),
     temperature: float | None = None,
     top_p: float | None = None,
     max_tokens: int | None = None,
@@ -126,8 +105,8 @@ def prepare_run(
 ) -> PreparedRun:
     """Check every setting of a run and the folders it writes, before anything is
     printed; create the run folder when the run generates. ``options`` are the declared
-    settings of the shape, the runner and the analysis (:mod:`gasp.pipeline._settings`);
-    any other name is refused."""
+    settings of the shape, the runner, the analysis and the probe
+    (:mod:`gasp.pipeline._settings`); any other name is refused."""
     if examples_per_word is None:
         from gasp.results import EXAMPLES_PER_WORD as examples_per_word
     BY_NAME["examples_per_word"].check(examples_per_word)
@@ -156,7 +135,7 @@ def prepare_run(
         run_folder_paths(folder),
         generation,
         analysis,
-        own | probe.options(seed),
+        own | {"seed": seed},
         own | {"examples_per_word": examples_per_word},
         quiet=quiet,
     )
@@ -209,7 +188,6 @@ def run_settings(prepared: PreparedRun) -> Mapping[str, Any]:
 
 __all__ = [
     "PreparedRun",
-    "ProbeSettings",
     "default_run_folder",
     "execute_run",
     "generation_settings",

@@ -1,125 +1,29 @@
-"""The settings of a run, each declared once: name, kind, default, range, help.
+"""The settings of a run, each declared once: name, kind, default, range and help.
 
-A run's shape (which occupations, how many samples), its decoding, the runner, the
-analysis and the probe are declared here as :class:`Setting` values, grouped. The
-keywords of :func:`gasp.run` and :func:`gasp.analyze`, the flags of ``gasp run``,
-``gasp generate`` and ``gasp analyze`` (generated from these declarations), their help
-and their checks all come from this one table; a rule that belongs to another package
-(the temperature's range and the request budgets to the backends and the runner,
-``k_rule``'s choices to the probe, ``n`` to each study) is checked there, and the
-declaration only names it. A study's own options are declared by the
-study (:class:`gasp.studies.StudyOption`).
+A run's decoding, its runner and the analysis settings every study may read are
+declared here as :class:`Setting` values, grouped; a study's own options are declared
+by the study (:class:`gasp.studies.StudyOption`), and those it gives a flag of their own
+(``--n``, ``--min-share``) join these as settings of their step
+(:mod:`gasp.pipeline._study_flags`). The keywords of :func:`gasp.run` and
+:func:`gasp.analyze`, the flags of ``gasp run``, ``gasp generate`` and ``gasp analyze``
+(generated from these declarations), their help and their checks all come from here;
+a rule that belongs to another package (the temperature's range and the request budgets
+to the backends and the runner) is checked there, and the declaration only names it.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
 from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from typing import Any
 
-from gasp.errors import ArgumentError, ArgumentTypeError
-
-Kind = Literal["bool", "int", "float", "text", "path", "texts"]
-Group = Literal["shape", "decoding", "runner", "analysis", "probe"]
-
-#: The most resamples (``bootstrap``, ``permutations``) an analysis draws: each holds
-#: the statistics of every unit, so 10^9 of them asked for tens of gigabytes.
-MAX_RESAMPLES = 100_000
-#: The most example texts kept per word (each is copied into the results).
-MAX_EXAMPLES_PER_WORD = 1_000
-#: Help panels of the command line for settings only some studies read.
-SOME_STUDIES = "Some studies"
-MORE_OF_THE_SAME = "More of the Same only"
-
-
-@dataclasses.dataclass(frozen=True)
-class Setting:
-    """One setting of a run, declared once.
-
-    ``minimum``/``maximum`` bound a number (``exclusive_*`` leave the bound out);
-    ``choices`` are the values a text may take. ``flag`` is the command-line spelling
-    when it is not the name with dashes (``--base-url`` for ``base_urls``, repeatable);
-    ``old_flags`` are spellings still accepted. ``panel`` groups the flag in ``--help``.
-    """
-
-    name: str
-    help: str
-    group: Group
-    kind: Kind = "text"
-    default: Any = None
-    minimum: float | None = None
-    maximum: float | None = None
-    exclusive_minimum: bool = False
-    exclusive_maximum: bool = False
-    choices: tuple[str, ...] = ()
-    flag: str = ""
-    old_flags: tuple[str, ...] = ()
-    panel: str = ""
-
-    @property
-    def flags(self) -> tuple[str, ...]:
-        """The command-line spellings: the flag, then the old ones."""
-        return (self.flag or "--" + self.name.replace("_", "-"), *self.old_flags)
-
-    def _range(self) -> str:
-        low, high = self.minimum, self.maximum
-        if low is not None and high is not None:
-            left = "(" if self.exclusive_minimum else "["
-            right = ")" if self.exclusive_maximum else "]"
-            return f"must lie in {left}{_number(low)}, {_number(high)}{right}"
-        if low == 0 and not self.exclusive_minimum:
-            return "must not be negative"
-        if low is not None:
-            return f"must be {'above' if self.exclusive_minimum else 'at least'} {_number(low)}"
-        return f"must be {'below' if self.exclusive_maximum else 'at most'} {_number(high or 0)}"
-
-    def check(self, value: Any) -> Any:
-        """``value`` when it is of this setting's kind and range (None: not given);
-        otherwise one error line naming the flag."""
-        if value is None:
-            return None
-        flag = self.flags[0]
-        if self.kind == "bool" and not isinstance(value, bool):
-            raise ArgumentTypeError(f"{flag} must be True or False, got {value!r}")
-        if self.kind in ("int", "float"):
-            integer = self.kind == "int"
-            kinds = int if integer else int | float
-            if isinstance(value, bool) or not isinstance(value, kinds):
-                what = "an integer" if integer else "a number"
-                raise ArgumentTypeError(f"{flag} must be {what}, got {value!r}")
-            if not math.isfinite(value) or not self._inside(float(value)):
-                raise ArgumentError(f"{flag} {self._range()}, got {value}")
-        if self.choices and value not in self.choices:
-            raise ArgumentError(f"{flag} must be one of {', '.join(self.choices)}, got {value!r}")
-        return value
-
-    def _inside(self, number: float) -> bool:
-        low, high = self.minimum, self.maximum
-        if low is not None and (number <= low if self.exclusive_minimum else number < low):
-            return False
-        if high is None:
-            return True
-        return number < high if self.exclusive_maximum else number <= high
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else str(value)
-
+from gasp._limits import MAX_EXAMPLES_PER_WORD, MAX_RESAMPLES
+from gasp.errors import ArgumentError
+from gasp.pipeline._declaration import SOME_STUDIES, Group, Setting
+from gasp.pipeline._study_flags import study_flag_settings
 
 _S = Setting
-#: Every setting of a run, by group, in the order ``--help`` lists them.
+#: The generic settings of a run, by group, in the order ``--help`` lists them.
 SETTINGS: tuple[Setting, ...] = (
-    # the shape of the study: each study reads those it declares and refuses the others
-    _S("occupations", "Only these occupations (comma separated).", "shape", panel=SOME_STUDIES),
-    _S("occupations_file", "Your own occupations CSV (column 'occupation').", "shape",
-       kind="path", panel=SOME_STUDIES),
-    _S("n", "Samples per cell / per gender.", "shape", kind="int"),
-    _S("templates", "Only these templates.", "shape", panel=SOME_STUDIES),
-    _S("conditions", "Only these conditions (unspecified,woman,man,nonbinary).", "shape",
-       panel=MORE_OF_THE_SAME),
-    _S("cap_factor", "Stop an unspecified cell at this many times n samples.", "shape",
-       kind="int", minimum=1, panel=MORE_OF_THE_SAME),
     # decoding (the backends check the ranges)
     _S("max_tokens", "Most tokens per answer (default: the study's, else 256).", "decoding",
        kind="int"),
@@ -147,13 +51,6 @@ SETTINGS: tuple[Setting, ...] = (
        "finish (default: refuse with one line naming it).", "runner", kind="bool",
        default=False),
     # the analysis
-    _S("min_samples", "Generations each associated gender needs (default: the run's n).",
-       "analysis", kind="int", minimum=1, panel=MORE_OF_THE_SAME),
-    _S("min_share", "Share of unspecified generations each gender needs (default 0.10).",
-       "analysis", kind="float", minimum=0, maximum=0.5, exclusive_maximum=True,
-       panel=MORE_OF_THE_SAME),
-    _S("per_template", "Marked words and SRB per template.", "analysis", kind="bool",
-       default=False, panel=MORE_OF_THE_SAME),
     _S("threshold", "z-score a marked word must exceed (default 1.96).", "analysis",
        kind="float", panel=SOME_STUDIES),
     _S("level", "Benjamini-Hochberg false discovery rate of the word tests instead of "
@@ -163,37 +60,42 @@ SETTINGS: tuple[Setting, ...] = (
     _S("fdr_scope", "Family of the FDR: comparison (default) or study (every word x subject "
        "x comparison test at once; --level defaults to 0.05).", "analysis",
        choices=("comparison", "study"), panel=SOME_STUDIES),
-    _S("plain", "Plain Marked Words instead of calibrated.", "analysis", kind="bool",
-       default=False, panel=MORE_OF_THE_SAME),
-    _S("srb_embeddings", "Word embeddings for SRB (default glove; --embeddings is its old "
-       "name).", "analysis", old_flags=("--embeddings",), panel=MORE_OF_THE_SAME),
     _S("bootstrap", "Draws behind each interval (0: none; docs/intervals.md; at most "
        "100,000: the memory each draw holds bounds it).", "analysis", kind="int", minimum=0,
        maximum=MAX_RESAMPLES, panel=SOME_STUDIES),
-    _S("permutations", "Label shuffles of the permutation test (0: none; at most 100,000).",
-       "analysis", kind="int", minimum=0, maximum=MAX_RESAMPLES, panel=MORE_OF_THE_SAME),
     _S("examples_per_word", "Example generations saved per significant word (default 50, "
        "at most 1,000).", "analysis", kind="int", minimum=1, maximum=MAX_EXAMPLES_PER_WORD),
-    # the probe (the probe package checks the rule's choices)
-    _S("probe_embeddings", "Embeddings of the probe's clustering (minilm, glove, a file).",
-       "probe", default="minilm", panel=MORE_OF_THE_SAME),
-    _S("k_rule", "How the probe chooses k: max (largest silhouette, default), paper (the "
-       "paper's largest fall) or stability.", "probe", panel=MORE_OF_THE_SAME),
-    _S("n_init", "k-means++ runs per k in the probe (default 5).", "probe", kind="int",
-       minimum=1, panel=MORE_OF_THE_SAME),
 )  # fmt: skip
 
-BY_NAME: Mapping[str, Setting] = {s.name: s for s in SETTINGS}
+
+#: The settings of a run: the generic ones, then the flags of the studies' own options.
+ALL_SETTINGS: tuple[Setting, ...] = (*SETTINGS, *study_flag_settings())
+BY_NAME: Mapping[str, Setting] = {s.name: s for s in ALL_SETTINGS}
 
 
 def settings_of(*groups: Group) -> tuple[Setting, ...]:
-    """The settings of ``groups``, in their declared order."""
-    return tuple(s for s in SETTINGS if s.group in groups)
+    """The settings of ``groups``, in their declared order (the studies' flags last)."""
+    return tuple(s for s in ALL_SETTINGS if s.group in groups)
 
 
 def names_of(*groups: Group) -> tuple[str, ...]:
     """The names of the settings of ``groups``."""
     return tuple(s.name for s in settings_of(*groups))
+
+
+def study_flag_names() -> tuple[str, ...]:
+    """The names of the settings that are flags of studies' own options."""
+    return tuple(s.name for s in ALL_SETTINGS if s.study_option)
+
+
+def pop_study_flags(options: dict[str, Any], *groups: Group) -> dict[str, Any]:
+    """Take the studies' flags of ``groups`` (all: none named) out of ``options``; those
+    given (neither None nor a switch left off) are returned, by name, as the study's
+    own options."""
+    flags = [s for s in ALL_SETTINGS if s.study_option and (not groups or s.group in groups)]
+    taken = {s.name: options.pop(s.name) for s in flags if s.name in options}
+    # a switch left off (False, its declared default) is not given
+    return {k: v for k, v in taken.items() if v is not None and v is not False}
 
 
 def check_settings(values: Mapping[str, Any], names: Iterable[str] | None = None) -> None:
@@ -206,30 +108,21 @@ def check_settings(values: Mapping[str, Any], names: Iterable[str] | None = None
         BY_NAME[name].check(value)
 
 
-#: Settings a study's analysis reads under another name (its historical one).
-ANALYSIS_NAMES = {"srb_embeddings": "embeddings"}
-
-
-def in_analysis_words(values: Mapping[str, Any]) -> dict[str, Any]:
-    """``values`` with each setting under the name the studies' analyses read."""
-    return {ANALYSIS_NAMES.get(k, k): v for k, v in values.items()}
-
-
 def default_of(name: str) -> Any:
     """The declared default of the setting ``name``."""
     return BY_NAME[name].default
 
 
 __all__ = [
-    "ANALYSIS_NAMES",
+    "ALL_SETTINGS",
     "BY_NAME",
-    "MORE_OF_THE_SAME",
     "SETTINGS",
     "SOME_STUDIES",
     "Setting",
     "check_settings",
     "default_of",
-    "in_analysis_words",
     "names_of",
+    "pop_study_flags",
     "settings_of",
+    "study_flag_names",
 ]

@@ -12,6 +12,7 @@ from gasp.probe._clustering import (
 from gasp.probe._planted import planted_clusters
 from gasp.probe._prevalence import PrevalenceConfig, check_word_table, cluster_prevalence
 from gasp.probe._probe import (
+    PROBE_EMBEDDINGS,
     Probe,
     ProbeConfig,
     ProbeResult,
@@ -26,6 +27,7 @@ from gasp.probe._word_filter import PRONOUNS, WordFilterConfig, english_zipf, fi
 
 __all__ = [
     "K_RULES",
+    "PROBE_EMBEDDINGS",
     "PRONOUNS",
     "STABILITY_TIE",
     "Clustering",

@@ -52,6 +52,8 @@ from gasp.probe._prevalence import PrevalenceConfig, check_word_table, cluster_p
 from gasp.probe._word_filter import KEPT, WordFilterConfig, filter_words
 
 NO_EMBEDDING = "no_embedding"
+#: The embeddings the probe clusters words with unless told otherwise.
+PROBE_EMBEDDINGS = "minilm"
 
 
 class WordVectorSource(Protocol):
@@ -169,7 +171,7 @@ def probe_words(
     *,
     group_a: str,
     group_b: str,
-    embeddings: str | WordVectorSource = "minilm",
+    embeddings: str | WordVectorSource = PROBE_EMBEDDINGS,
     k: int | None = None,
     k_grid: Sequence[int] | None = None,
     seed: int | np.random.Generator = 0,
@@ -300,7 +302,7 @@ class Probe:
         *,
         group_a: str,
         group_b: str,
-        embeddings: str | WordVectorSource = "minilm",
+        embeddings: str | WordVectorSource = PROBE_EMBEDDINGS,
         k: int | None = None,
         k_grid: Sequence[int] | None = None,
         seed: int = 0,

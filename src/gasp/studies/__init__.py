@@ -10,6 +10,7 @@ one when it is first asked for. Other packages add studies through the
 from gasp.studies._options import (
     PROMPT_FORM,
     PROMPT_FORM_OPTION,
+    FlagStep,
     ResolvedOptions,
     StudyOption,
     check_study_options,
@@ -45,6 +46,7 @@ __all__ = [
     "PROMPT_FORM",
     "PROMPT_FORM_OPTION",
     "STUDY_KIND_KEY",
+    "FlagStep",
     "PlanSize",
     "ResolvedOptions",
     "StudyOption",

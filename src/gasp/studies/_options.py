@@ -19,6 +19,10 @@ from typing import Any, Literal
 from gasp.errors import ConfigError
 
 Kind = Literal["text", "int", "float", "bool"]
+#: The step whose command also takes an option as a flag of its own: ``shape`` (``gasp
+#: run`` and ``gasp generate``), ``analysis`` (``gasp run`` and ``gasp analyze``) or
+#: ``probe`` (``gasp run``); empty: only ``--study-option KEY=VALUE``.
+FlagStep = Literal["", "shape", "analysis", "probe"]
 
 _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
@@ -38,6 +42,9 @@ class StudyOption:
     (``stories per profession and opening``); an audit plans its power with these.
     ``overridden_by`` names options whose explicit value replaces this option's
     ``--quick`` value (``jobs`` gives way to ``occupations``: both choose the jobs).
+    ``flag`` gives the option a flag of its own (``--min-share 0.2`` for
+    ``--study-option min_share=0.2``) and a keyword of :func:`gasp.run`, on the commands
+    of its step (:data:`FlagStep`); ``old_names`` are spellings still accepted there.
     """
 
     help: str
@@ -51,6 +58,8 @@ class StudyOption:
     quick: Any = None
     size: str = ""
     overridden_by: tuple[str, ...] = ()
+    flag: FlagStep = ""
+    old_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         for what, value in (("default", self.default), ("quick value", self.quick)):
@@ -77,6 +86,8 @@ class StudyOption:
         )
         low, high = self._limits()
         inclusive = not (self.exclusive_minimum or self.exclusive_maximum)
+        if low is not None and low == high and inclusive:
+            return low
         if low is not None and high is not None and inclusive:
             return f"{what} from {low} to {high}"
         words = []
@@ -296,6 +307,7 @@ def quick_values(declared: Mapping[str, StudyOption | str]) -> dict[str, Any]:
 
 
 __all__ = [
+    "FlagStep",
     "ResolvedOptions",
     "StudyOption",
     "check_study_options",

@@ -28,6 +28,7 @@ from gasp.studies._options import (
     PROMPT_FORM_OPTION,
     ResolvedOptions,
     StudyOption,
+    check_study_options,
     quick_values,
     resolve_study_options,
     with_quick,
@@ -205,6 +206,8 @@ class StudyType(abc.ABC):
         fail at its analysis; nothing is checked where :attr:`analysis_options` is None)."""
         if self.analysis_options is not None:
             reject_options(self.name, options, {*self.analysis_options, *self.study_options})
+        declared = {k: v for k, v in options.items() if k in self.study_options}
+        check_study_options(self.name, self.study_options, declared)
 
     def table_roles_for(self, options: Mapping[str, Any]) -> Sequence[TableRole]:
         """The columns a table of texts needs under ``options`` (default:

@@ -24,11 +24,12 @@ _DEFAULTS = Settings()
 #: Study options (``--study-option KEY=VALUE``).
 STUDY_OPTIONS: dict[str, StudyOption | str] = {
     "n": StudyOption(
-        "generations per prompt and group (also --n; default: the study file's)",
+        "generations per prompt and group (default: the study file's)",
         kind="int",
         minimum=1,
         quick=3,
         size="generations per prompt and group",
+        flag="shape",
     ),
     "texts": StudyOption(
         "personas, stories or both (Table A9 and Table A14 prompts)",

@@ -10,10 +10,14 @@ from typing import Any
 from gasp.errors import DataError
 from gasp.results import EXAMPLES_PER_WORD
 from gasp.stats import study_fdr_level
-from gasp.studies import reject_options
+from gasp.studies import reject_options, resolve_study_options
 from gasp.studies.more_of_the_same._model import STUDY_KIND
 from gasp.studies.more_of_the_same._tables import PROBE_CLUSTERS, PROBE_SILHOUETTE, PROBE_SKIPPED
-from gasp.studies.more_of_the_same._type import ANALYSIS_OPTIONS, STUDY_OPTIONS
+from gasp.studies.more_of_the_same._type import (
+    ANALYSIS_OPTIONS,
+    STUDY_OPTIONS,
+    check_embedding_options,
+)
 
 
 def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -22,21 +26,23 @@ def analysis_overrides(options: Mapping[str, Any]) -> dict[str, Any]:
     The study's own options shape what it generates; a run hands them to every step,
     and the analysis takes them without reading them."""
     reject_options(STUDY_KIND, options, {*ANALYSIS_OPTIONS, *STUDY_OPTIONS})
+    check_embedding_options(options)
+    own = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
     scope = options.get("fdr_scope")
     fdr = options.get("fdr")
     fdr = study_fdr_level(fdr, scope)
     return {
-        "min_samples": options.get("min_samples"),
-        "min_share": options.get("min_share"),
-        "pool_templates": False if options.get("per_template") else None,
+        "min_samples": own.get("min_samples"),
+        "min_share": own.get("min_share"),
+        "pool_templates": False if own.get("per_template") else None,
         "threshold": options.get("threshold"),
         "fdr_alpha": fdr,
         "fdr_scope": scope,
-        "calibrated": False if options.get("plain") else None,
-        "embeddings": options.get("embeddings"),
+        "calibrated": False if own.get("plain") else None,
+        "embeddings": own.get("srb_embeddings"),
         "n_bootstrap": options.get("bootstrap"),
         "n_simulations": options.get("simulations"),
-        "n_permutations": options.get("permutations"),
+        "n_permutations": own.get("permutations"),
         "seed": options.get("seed"),
         "examples_per_word": options.get("examples_per_word"),
     }
@@ -58,25 +64,27 @@ def probe_step(results: Path, options: Mapping[str, Any]) -> str:
 
     Too few significant words to cluster is an outcome, not a failure: the line says so.
     ``options`` may name the two groups (``group_a``, ``group_b``), fix ``k`` and give
-    the whole :class:`~gasp.probe.ProbeConfig` (``config``) instead of its clustering
-    rule (``k_rule``, ``n_init``).
+    the whole :class:`~gasp.probe.ProbeConfig` (``config``) instead of the study's
+    probe options (``k_rule``, ``n_init``, ``probe_embeddings``; ``embeddings`` names
+    the clustering's embeddings where ``probe_embeddings`` is not given).
     """
     from gasp.probe import ClusteringConfig, ProbeConfig
     from gasp.results import AuditResults
     from gasp.studies.more_of_the_same.probe import add_probe_tables
 
     audit = AuditResults.load(results)
-    clustering: dict[str, Any] = {}
-    if options.get("k_rule"):
-        clustering["k_rule"] = str(options["k_rule"])
-    if options.get("n_init"):
-        clustering["n_init"] = int(options["n_init"])
+    given = {k: options.get(k) for k in ("k_rule", "n_init", "probe_embeddings")}
+    own = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, given)
+    clustering: dict[str, Any] = {"k_rule": own["k_rule"], "n_init": own.integer("n_init")}
+    embeddings = own["probe_embeddings"]
+    if "probe_embeddings" not in own.explicit and options.get("embeddings"):
+        embeddings = str(options["embeddings"])
     try:
         result = add_probe_tables(
             audit,
             group_a=str(options.get("group_a") or "F"),
             group_b=str(options.get("group_b") or "M"),
-            embeddings=str(options.get("embeddings") or "minilm"),
+            embeddings=str(embeddings),
             k=options.get("k"),
             seed=int(options.get("seed") or 0),
             config=options.get("config") or ProbeConfig(clustering=ClusteringConfig(**clustering)),

@@ -7,8 +7,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from gasp._limits import MAX_RESAMPLES
 from gasp.errors import ConfigError
 from gasp.io import TextTable
+from gasp.probe import K_RULES, PROBE_EMBEDDINGS, ClusteringConfig
 from gasp.results import HeadlineMetric
 from gasp.runner import StudyPlan
 from gasp.studies import (
@@ -46,14 +48,16 @@ class QuickPreset:
 
 QUICK = QuickPreset()
 
-#: The study's options (also ``--occupations``, ``--n``, ``--templates``,
-#: ``--conditions``, ``--cap-factor`` on the command line); a study file sets the rest.
+#: The study's options (``--study-option KEY=VALUE``; those with a ``flag`` are also
+#: flags of ``gasp run`` and keywords of :func:`gasp.run`); a study file sets the rest.
 STUDY_OPTIONS: dict[str, StudyOption | str] = {
     "occupations": StudyOption(
         "only these occupations of the study (comma separated)",
         quick=",".join(QUICK.occupations),
         overridden_by=("occupations_file", "occupation_count"),
+        flag="shape",
     ),
+    "occupations_file": StudyOption("your own occupations CSV (column 'occupation')", flag="shape"),
     "occupation_count": StudyOption(
         "the first K occupations of the study (the --quick ones first, then the study's order)",
         kind="int",
@@ -66,19 +70,87 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         minimum=1,
         quick=QUICK.n,
         size="generations per prompt, per named cell and per associated gender",
+        flag="shape",
     ),
     "cap_factor": StudyOption(
         "stop an unspecified cell at this many times n samples (default: the study file's)",
         kind="int",
         minimum=1,
         quick=QUICK.cap_factor,
+        flag="shape",
     ),
-    "templates": "only these templates (comma separated)",
-    "conditions": "only these conditions (unspecified,woman,man,nonbinary)",
+    "templates": StudyOption("only these templates (comma separated)", flag="shape"),
+    "conditions": StudyOption(
+        "only these conditions (unspecified,woman,man,nonbinary)", flag="shape"
+    ),
     "prompt_form": PROMPT_FORM,
+    "min_samples": StudyOption(
+        "generations each associated gender needs (default: the run's n)",
+        kind="int",
+        minimum=1,
+        flag="analysis",
+    ),
+    "min_share": StudyOption(
+        "share of unspecified generations each gender needs (default 0.10)",
+        kind="float",
+        minimum=0,
+        maximum=0.5,
+        exclusive_maximum=True,
+        flag="analysis",
+    ),
+    "per_template": StudyOption(
+        "marked words and SRB per template", kind="bool", default=False, flag="analysis"
+    ),
+    "plain": StudyOption(
+        "plain Marked Words instead of calibrated", kind="bool", default=False, flag="analysis"
+    ),
+    "srb_embeddings": StudyOption(
+        "word embeddings for SRB: glove (default), minilm or a KeyedVectors file "
+        "(--embeddings is its old name)",
+        flag="analysis",
+        old_names=("embeddings",),
+    ),
+    "permutations": StudyOption(
+        "label shuffles of the permutation test (0: none; at most 100,000)",
+        kind="int",
+        minimum=0,
+        maximum=MAX_RESAMPLES,
+        flag="analysis",
+    ),
+    "probe_embeddings": StudyOption(
+        "embeddings of the probe's clustering: minilm, glove or a KeyedVectors file",
+        default=PROBE_EMBEDDINGS,
+        flag="probe",
+    ),
+    "k_rule": StudyOption(
+        "how the probe chooses k: max (largest silhouette), paper (the paper's largest "
+        "fall), stability or gap",
+        choices=K_RULES,
+        default=ClusteringConfig.k_rule,
+        flag="probe",
+    ),
+    "n_init": StudyOption(
+        "k-means++ runs per k in the probe",
+        kind="int",
+        minimum=1,
+        default=ClusteringConfig.n_init,
+        flag="probe",
+    ),
 }
+
+
+def check_embedding_options(options: Mapping[str, Any]) -> None:
+    """Raise :class:`ConfigError` for embeddings (``srb_embeddings``,
+    ``probe_embeddings``) that cannot be loaded."""
+    from gasp.embeddings import check_embeddings
+
+    for name in ("srb_embeddings", "probe_embeddings"):
+        if options.get(name) is not None:
+            check_embeddings(str(options[name]))
+
+
 #: Options of ``gasp run`` / ``gasp generate`` this study reads when building itself.
-BUILD_OPTIONS = {"occupations_file", *STUDY_OPTIONS}
+BUILD_OPTIONS = set(STUDY_OPTIONS)
 
 
 def _split(value: str | None) -> list[str] | None:
@@ -104,6 +176,7 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
     options ``occupations``, ``occupations_file``, ``n``, ``templates``,
     ``conditions`` and ``cap_factor`` (None: unchanged)."""
     reject_options(STUDY_KIND, options, BUILD_OPTIONS)
+    check_embedding_options(options)
     opts = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
     occupations = opts.get("occupations")
     occupations_file = opts.get("occupations_file")
@@ -140,21 +213,7 @@ def build_study(source: str | Path, options: Mapping[str, Any]) -> Study:
 
 #: Analysis options this study reads.
 ANALYSIS_OPTIONS = frozenset(
-    {
-        "min_samples",
-        "min_share",
-        "per_template",
-        "threshold",
-        "fdr",
-        "fdr_scope",
-        "plain",
-        "embeddings",
-        "bootstrap",
-        "simulations",
-        "permutations",
-        "seed",
-        "examples_per_word",
-    }
+    {"threshold", "fdr", "fdr_scope", "bootstrap", "simulations", "seed", "examples_per_word"}
 )
 
 
@@ -180,6 +239,12 @@ class MoreOfTheSame(StudyType):
     def size_units(self, plan: StudyPlan) -> int:
         """The occupations: the comparisons pair each occupation across runs."""
         return count_units(plan, "subject")
+
+    def check_analysis_options(self, options: Mapping[str, Any]) -> None:
+        """Also check the embeddings named for SRB and for the probe (before a run
+        generates: an unknown name or a missing file is one line, nothing paid)."""
+        super().check_analysis_options(options)
+        check_embedding_options(options)
 
     def analyze(self, store: Path, results: Path, options: Mapping[str, Any]) -> Mapping[str, Any]:
         """Who is represented and how (:mod:`.analysis`), saved to ``results``."""

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from gasp.errors import DataError
-from gasp.probe import ProbeConfig, ProbeResult, WordVectorSource, probe_words
+from gasp.probe import PROBE_EMBEDDINGS, ProbeConfig, ProbeResult, WordVectorSource, probe_words
 from gasp.results import AuditResults
 from gasp.studies.more_of_the_same._tables import (
     MARKED_WORDS,
@@ -77,7 +77,7 @@ def add_probe_tables(
     group_a: str = "F",
     group_b: str = "M",
     source: str | None = "associated",
-    embeddings: str | WordVectorSource = "minilm",
+    embeddings: str | WordVectorSource = PROBE_EMBEDDINGS,
     k: int | None = None,
     seed: int | np.random.Generator = 0,
     config: ProbeConfig | None = None,

@@ -173,6 +173,8 @@ def summary_lines(results: AuditResults) -> list[str]:
         )
     summary = results[SUMMARY]
     corr = results[CORRELATION]
+    if summary.empty:  # the jobs of one group only: no gap between groups
+        return [*lines, "  no gap: the jobs scored belong to one group only"]
     for r in summary[summary["condition"] == NO_DEBIASING].itertuples(index=False):
         rho = corr[(corr["task"] == r.task) & (corr["condition"] == NO_DEBIASING)]
         rho_text = f"; Spearman with BLS {rho['spearman_rho'].iloc[0]:.2f}" if len(rho) else ""

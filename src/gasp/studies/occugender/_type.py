@@ -84,6 +84,20 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
         minimum=1,
         default=DEFAULT_MAX_CANDIDATE_CHARS,
     ),
+    "occupations": StudyOption(
+        "comma-separated jobs of the job list to keep (as jobs)", flag="shape"
+    ),
+    "occupations_file": StudyOption("CSV of your own jobs (as jobs_file)", flag="shape"),
+    "templates": StudyOption(
+        "comma-separated template ids to keep (default: all of the templates)", flag="shape"
+    ),
+    "n": StudyOption(
+        "answers per item: OccuGender scores deterministically, so only 1",
+        kind="int",
+        minimum=1,
+        maximum=1,
+        flag="shape",
+    ),
     "debiasing": StudyOption(
         "all (None + prompts 1-6 of Table 5), none, or ids such as none,1,5",
         default="all",
@@ -91,8 +105,6 @@ STUDY_OPTIONS: dict[str, StudyOption | str] = {
     ),
 }
 
-#: Options of ``gasp run`` this study reads besides its own (generic aliases).
-_GENERIC = {"occupations", "occupations_file", "templates", "n"}
 #: Analysis options this study reads besides its own.
 ANALYSIS_OPTIONS = {"bootstrap", "seed", "examples_per_word"}
 
@@ -127,13 +139,10 @@ def _by_size(jobs: Sequence[Job], count: int) -> tuple[Job, ...]:
 
 def build_study(source: str | Path, options: Mapping[str, Any]) -> OccuGenderStudy:
     """The study shaped by ``options`` (see :data:`STUDY_OPTIONS`)."""
-    reject_options(STUDY_KIND, options, set(STUDY_OPTIONS) | _GENERIC)
+    reject_options(STUDY_KIND, options, set(STUDY_OPTIONS))
     if str(source) != STUDY_KIND:
         raise ConfigError(f"study {STUDY_KIND!r} is configured by study options, not a file")
     opts = resolve_study_options(STUDY_KIND, STUDY_OPTIONS, options)
-    n = opts.get("n")
-    if n is not None and n != 1:
-        raise ConfigError("OccuGender scores deterministically: every item has n = 1")
     sources = {"jobs": "package: Table 4 (BLS 2021)", "templates": "package: Table 3"}
     jobs_file = opts.get("jobs_file") or opts.get("occupations_file")
     jobs = load_jobs(jobs_file) if jobs_file else default_jobs()

@@ -40,8 +40,12 @@ DEFAULT_TOP_NAMES = 5
 #: tokens, 60% at 256) for four times the cost.
 STORY_TOKENS = 64
 
-_OCCUPATIONS_HELP = "only these professions (comma separated; also --occupations)"
-_TEMPLATES_HELP = "only these templates (comma separated; also --templates)"
+_OCCUPATIONS_HELP = "only these professions (comma separated)"
+_TEMPLATES_HELP = "only these templates (comma separated)"
+#: The option naming a file of the user's own professions (both studies read it).
+_PROFESSIONS_FILE = StudyOption(
+    "your own professions CSV (column Occupations, occupation or profession)", flag="shape"
+)
 
 
 def _split(value: Any) -> list[str] | None:
@@ -81,10 +85,11 @@ class PronounPairs(StudyType):
             ),
             "pair_seed": StudyOption("seed of the draw of pairs", kind="int", minimum=0, default=0),
             "n": StudyOption(
-                "answers per prompt (also --n)", kind="int", minimum=1, default=1, quick=1
+                "answers per prompt", kind="int", minimum=1, default=1, quick=1, flag="shape"
             ),
-            "templates": StudyOption(_TEMPLATES_HELP, quick="late,cake"),
-            "occupations": StudyOption(_OCCUPATIONS_HELP),
+            "templates": StudyOption(_TEMPLATES_HELP, quick="late,cake", flag="shape"),
+            "occupations": StudyOption(_OCCUPATIONS_HELP, flag="shape"),
+            "occupations_file": _PROFESSIONS_FILE,
             "prompt_form": PROMPT_FORM,
         }
     )
@@ -170,19 +175,22 @@ class Narratives(StudyType):
     study_options = MappingProxyType(
         {
             "n": StudyOption(
-                "stories per profession and opening (also --n)",
+                "stories per profession and opening",
                 kind="int",
                 minimum=1,
                 default=DEFAULT_STORIES,
                 quick=2,
                 size="stories per profession and opening",
+                flag="shape",
             ),
             "occupations": StudyOption(
                 _OCCUPATIONS_HELP + "; default Table 4's",
                 quick="graduate student,roofer",
                 overridden_by=("occupations_file",),
+                flag="shape",
             ),
-            "templates": StudyOption(_TEMPLATES_HELP, quick="once,story"),
+            "occupations_file": _PROFESSIONS_FILE,
+            "templates": StudyOption(_TEMPLATES_HELP, quick="once,story", flag="shape"),
             "names_file": "a name table CSV (Name, Gender, Count) instead of SSA statistics",
             "gender_threshold": StudyOption(
                 "P(female | name) for F (and 1 - it for M)",
