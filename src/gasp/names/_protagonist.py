@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -216,8 +217,9 @@ class _Counts:
     """Table counts, total and English frequencies for the weak-position rule."""
 
     def __init__(self, table: pd.DataFrame, min_count: float, common_zipf: float) -> None:
-        self.totals = table["total"]
-        self.all = float(self.totals.sum()) or 1.0
+        totals = table["total"]
+        self.totals: dict[Any, float] = dict(zip(totals.index, totals.to_numpy(), strict=True))
+        self.all = float(totals.sum()) or 1.0
         self.min_count = min_count
         self.freqs = _english_frequencies()
         self.common = 10.0 ** (common_zipf - 9.0)
@@ -318,6 +320,19 @@ def protagonist_name(
     parameters.
     """
     counts = _Counts(_name_totals() if table is None else table, min_count, common_zipf)
+    return _name_in(text, opening, counts, start_ratio, inner_ratio, window)
+
+
+def _name_in(
+    text: str,
+    opening: str | None,
+    counts: _Counts,
+    start_ratio: float = DEFAULT_START_RATIO,
+    inner_ratio: float = DEFAULT_INNER_RATIO,
+    window: int = DEFAULT_WINDOW,
+) -> str | None:
+    """:func:`protagonist_name` with the name table's counts read once."""
+    min_count = counts.min_count
     continuation = _continuation(text, opening)
     body = _MARKUP.sub(" ", str(text or "")) if continuation else story_lines(text)
     body = body[:window]
@@ -369,10 +384,8 @@ def protagonists(
     opens = list(openings) if openings is not None else [None] * len(texts)
     if len(opens) != len(texts):
         raise ValueError("give one opening per text")
-    names = [
-        protagonist_name(str(t), o, table=table, min_count=min_count)
-        for t, o in zip(texts, opens, strict=True)
-    ]
+    counts = _Counts(_name_totals() if table is None else table, min_count, DEFAULT_COMMON_ZIPF)
+    names = [_name_in(str(t), o, counts) for t, o in zip(texts, opens, strict=True)]
     found = [n for n in names if n]
     genders = first_name_gender(found, threshold=threshold, table=table, min_count=min_count)
     rows = iter(genders.to_dict("records"))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -116,6 +117,24 @@ def _mean(
     return float(low), float(high), ""
 
 
+class _Drawn(Mapping[str, np.ndarray]):
+    """The rows ``picks`` of ``columns``, each column drawn when the statistic reads it
+    (a statistic reads two columns of a table that may hold several text keys)."""
+
+    def __init__(self, columns: Mapping[str, np.ndarray], picks: np.ndarray) -> None:
+        self._columns = columns
+        self._picks = picks
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        return self._columns[name][self._picks]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._columns)
+
+    def __len__(self) -> int:
+        return len(self._columns)
+
+
 #: The most unit picks drawn at once for a headline interval (8 bytes each).
 PICKS_AT_ONCE = 4_000_000
 
@@ -138,7 +157,7 @@ def _statistic(
     for start in range(0, scheme.draws, step):
         picks = rng.integers(0, n, size=(min(step, scheme.draws - start), n))
         for offset, row in enumerate(picks):
-            draws[start + offset] = statistic({name: col[row] for name, col in columns.items()})
+            draws[start + offset] = statistic(_Drawn(columns, row))
     defined = int(np.isfinite(draws).sum())
     if defined < MIN_DEFINED_SHARE * draws.size:
         return (
