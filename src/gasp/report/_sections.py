@@ -7,7 +7,7 @@ from typing import Any
 
 from gasp.report._html import escape, key_value_table
 from gasp.report._options import ReportOptions
-from gasp.report._writer import ReportWriter, layout_style
+from gasp.report._writer import ReportWriter
 from gasp.results import INCOMPLETE_KEY, AuditResults, trim_examples
 
 #: Keys of ``AuditResults.meta`` shown elsewhere in the page (or not meant for readers).
@@ -30,14 +30,9 @@ def add_other_tables(writer: ReportWriter, results: AuditResults, done: set[str]
         return
     sec = writer.section("Other tables", "Further tables the analysis produced, as written.")
     for name in rest:
-        writer.table(
-            sec,
-            name,
-            results.tables[name],
-            name.replace("_", " ").capitalize(),
-            "A table of this run's results; see the CSV for every row.",
-            layout_style(results.layout(name)),
-        )
+        title = name.replace("_", " ").capitalize()
+        explanation = "A table of this run's results; see the CSV for every row."
+        writer.saved_table(sec, results, name, title, explanation, saved_layout=True)
 
 
 def add_incomplete_note(writer: ReportWriter, results: AuditResults) -> None:

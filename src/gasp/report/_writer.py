@@ -135,12 +135,16 @@ class ReportWriter:
         *,
         collapsed: bool = False,
         prepare: Callable[[pd.DataFrame], pd.DataFrame] | None = None,
+        saved_layout: bool = False,
     ) -> Path | None:
-        """:meth:`table` of the results' table ``name`` (``prepare`` applied first);
-        None, adding nothing, when the run did not save that table."""
+        """:meth:`table` of the results' table ``name`` (``prepare`` applied first), with
+        ``style`` or, with ``saved_layout``, the table's saved layout (its word and share
+        columns); None, adding nothing, when the run did not save that table."""
         df = results.get(name)
         if df is None:
             return None
+        if saved_layout:
+            style = layout_style(results.layout(name))
         return self.table(
             section, name, prepare(df) if prepare else df, title, explanation, style, collapsed
         )

@@ -86,15 +86,14 @@ def _paired_items(writer: ReportWriter, results: AuditResults, sec: Section) -> 
     paired = results.get(SRB_PAIRED)
     for sentence in paired_sentences(paired):
         sec.add_paragraph(sentence, cls="decision")
-    if paired is not None:
-        writer.table(
-            sec,
-            SRB_PAIRED,
-            paired,
-            "Paired test: associated women against associated men, occupation by occupation",
-            paired_explanation(results.settings),
-            layout_style(results.layout(SRB_PAIRED)),
-        )
+    writer.saved_table(
+        sec,
+        results,
+        SRB_PAIRED,
+        "Paired test: associated women against associated men, occupation by occupation",
+        paired_explanation(results.settings),
+        saved_layout=True,
+    )
 
 
 def no_interval_sentence(srb: pd.DataFrame | None) -> str:
@@ -143,7 +142,6 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
     settings = results.settings
     srb = results.get(SRB_SCORES)
     test = results.get(SRB_TEST)
-    excluded = results.get(EXCLUDED)
     writer.figure(
         sec,
         "figure3_srb",
@@ -161,24 +159,23 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
     missing = no_interval_sentence(srb)
     if missing:
         sec.add_paragraph(missing, cls="note")
-    if srb is not None:
-        writer.table(
-            sec,
-            SRB_SCORES,
-            srb,
-            "SRB scores per occupation",
-            "One row per occupation (and template when not pooled) and associated gender: "
-            "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
-            "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
-            "marked words with an embedding; ci_low and ci_high bound the interval "
-            f"({srb_interval_phrase(settings, srb).removeprefix('bars: ')}; "
-            "interval_scheme, interval_draws and interval_seed repeat it per row); "
-            "reason says why a score is missing. The columns ending in _names_removed hold "
-            "the name-free variant; names_removed and gender_terms_removed count the words "
-            "it took out of the associated set, the _specified columns those of the named "
-            "sets.",
-            layout_style(results.layout(SRB_SCORES)),
-        )
+    writer.saved_table(
+        sec,
+        results,
+        SRB_SCORES,
+        "SRB scores per occupation",
+        "One row per occupation (and template when not pooled) and associated gender: "
+        "score is SRB(S_AF ‖ S_F, S_M) for F and SRB(S_AM ‖ S_F, S_M) for M; "
+        "ch_specified_F/M are the two Chamfer distances it subtracts; n_words counts the "
+        "marked words with an embedding; ci_low and ci_high bound the interval "
+        f"({srb_interval_phrase(settings, srb).removeprefix('bars: ')}; "
+        "interval_scheme, interval_draws and interval_seed repeat it per row); "
+        "reason says why a score is missing. The columns ending in _names_removed hold "
+        "the name-free variant; names_removed and gender_terms_removed count the words "
+        "it took out of the associated set, the _specified columns those of the named "
+        "sets.",
+        saved_layout=True,
+    )
     both = side_by_side(test)
     if both is not None:
         writer.table(
@@ -188,44 +185,40 @@ def _srb_items(writer: ReportWriter, results: AuditResults, sec: Section) -> Non
             "Table 13, side by side: the paper's SRB and SRB without names",
             variants_explanation(settings),
         )
-    if test is not None:
-        writer.table(
-            sec,
-            SRB_TEST,
-            test,
-            "Table 13 (the paper's Welch test, for reproduction)",
-            "Welch's t-test is the paper's test, kept to reproduce Table 13: it treats an "
-            "occupation's two scores as independent although they are paired, so its "
-            "p-values are too large and it misses differences the paired test above finds "
-            "(the paired test decides). Welch's t-test compares the SRB scores of "
-            "associated women with those of associated men across occupations "
-            "(statistic, p_value, df, with the mean score of each group and its interval; "
-            f"{rules.mean_interval_phrase(settings)}); the permutation test shuffles the "
-            "associated F/M labels within each occupation and reports how often a shuffle "
-            "gives a statistic at least as "
-            f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
-            "groups are described differently. The variant column says which SRB a row "
-            "tests; reason says why a test is undefined.",
-            layout_style(results.layout(SRB_TEST)),
-        )
-    if excluded is not None:
-        writer.table(
-            sec,
-            EXCLUDED,
-            excluded,
-            "Occupations left out, and why",
-            f"{rules.sampling_sentence(settings)} Those that do not are listed with the step "
-            "they were left out of and the reason.",
-            layout_style(results.layout(EXCLUDED)),
-        )
+    writer.saved_table(
+        sec,
+        results,
+        SRB_TEST,
+        "Table 13 (the paper's Welch test, for reproduction)",
+        "Welch's t-test is the paper's test, kept to reproduce Table 13: it treats an "
+        "occupation's two scores as independent although they are paired, so its "
+        "p-values are too large and it misses differences the paired test above finds "
+        "(the paired test decides). Welch's t-test compares the SRB scores of "
+        "associated women with those of associated men across occupations "
+        "(statistic, p_value, df, with the mean score of each group and its interval; "
+        f"{rules.mean_interval_phrase(settings)}); the permutation test shuffles the "
+        "associated F/M labels within each occupation and reports how often a shuffle "
+        "gives a statistic at least as "
+        f"extreme ({rules.permutation_phrase(settings)}). A small p-value means the two "
+        "groups are described differently. The variant column says which SRB a row "
+        "tests; reason says why a test is undefined.",
+        saved_layout=True,
+    )
+    writer.saved_table(
+        sec,
+        results,
+        EXCLUDED,
+        "Occupations left out, and why",
+        f"{rules.sampling_sentence(settings)} Those that do not are listed with the step "
+        "they were left out of and the reason.",
+        saved_layout=True,
+    )
 
 
 def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
     settings = results.settings
     method = rules.method_name(settings)
     words = results.get(WORD_TABLES)
-    marked = results.get(MARKED_WORDS)
-    grouped = results.get(MARKED_WORDS_BY_GROUP)
     _chance_items(writer, results, sec)
     if words is not None:
         layout = results.layout(WORD_TABLES)
@@ -259,31 +252,29 @@ def _word_items(writer: ReportWriter, results: AuditResults, sec: Section) -> No
             layout_style(layout),
             collapsed=compact is not None,
         )
-    if grouped is not None:
-        writer.table(
-            sec,
-            MARKED_WORDS_BY_GROUP,
-            grouped,
-            "Significant words per occupation, source and gender",
-            "Every significant word listed per occupation, template, source ('named': the "
-            "prompt named the gender; 'associated': the gender was inferred) and gender, "
-            "most significant first (the full statistics are in the next table). Click a "
-            "word to read the generations that use it.",
-            layout_style(results.layout(MARKED_WORDS_BY_GROUP)),
-        )
-    if marked is not None:
-        writer.table(
-            sec,
-            MARKED_WORDS,
-            marked,
-            "Marked words with their statistics",
-            "One row per significant word: the group it marks (source and gender) against "
-            "the unmarked group(s), its count in the target group, and its z-scores (z_min "
-            "is the smallest over the unmarked groups). Significance rule: "
-            f"{rules.significance_short(settings)}.",
-            layout_style(results.layout(MARKED_WORDS)),
-            collapsed=True,
-        )
+    writer.saved_table(
+        sec,
+        results,
+        MARKED_WORDS_BY_GROUP,
+        "Significant words per occupation, source and gender",
+        "Every significant word listed per occupation, template, source ('named': the "
+        "prompt named the gender; 'associated': the gender was inferred) and gender, "
+        "most significant first (the full statistics are in the next table). Click a "
+        "word to read the generations that use it.",
+        saved_layout=True,
+    )
+    writer.saved_table(
+        sec,
+        results,
+        MARKED_WORDS,
+        "Marked words with their statistics",
+        "One row per significant word: the group it marks (source and gender) against "
+        "the unmarked group(s), its count in the target group, and its z-scores (z_min "
+        "is the smallest over the unmarked groups). Significance rule: "
+        f"{rules.significance_short(settings)}.",
+        collapsed=True,
+        saved_layout=True,
+    )
 
 
 def _chance_items(writer: ReportWriter, results: AuditResults, sec: Section) -> None:
@@ -294,17 +285,17 @@ def _chance_items(writer: ReportWriter, results: AuditResults, sec: Section) -> 
     total = chance[chance["source"] == "all"]
     row = total.iloc[0] if len(total) else chance.iloc[-1]
     sentence = rules.chance_sentence({str(k): v for k, v in row.items()}, "comparisons")
-    writer.table(
+    writer.saved_table(
         sec,
+        results,
         CHANCE,
-        chance,
         "How many marked words chance alone would give",
         f"{sentence} One row per "
         "comparison (source and gender) and one for the whole run: n_tests counts the "
         "words tested, z_cutoff_low and z_cutoff_high the z-score cutoffs applied "
         f"({rules.significance_short(results.settings)}), expected_by_chance the marked "
         "words expected if nothing differed, marked_words those found (pronouns included).",
-        layout_style(results.layout(CHANCE)),
+        saved_layout=True,
     )
 
 

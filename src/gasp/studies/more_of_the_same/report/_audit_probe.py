@@ -86,13 +86,13 @@ def add_probe_section(writer: ReportWriter, results: AuditResults) -> None:
         "k used.",
     )
     if sil is not None:
-        writer.table(
+        writer.saved_table(
             sec,
+            results,
             PROBE_SILHOUETTE,
-            sil,
             "Silhouette scores",
             "The silhouette score for each number of clusters tried.",
-            layout_style(results.layout(PROBE_SILHOUETTE)),
+            saved_layout=True,
         )
 
 
