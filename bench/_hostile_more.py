@@ -9,6 +9,8 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import _hostile_disk as disk
+
 #: Servers whose every answer is broken, and the case of each.
 BROKEN = {
     "truncated": "body cut short of its length",
@@ -79,6 +81,7 @@ def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list
             lambda r, u: served("rate_limit", servers, "--request-deadline", "20"),
         ),
         *[(case, _served(fault, servers)) for fault, case in BROKEN.items()],
+        (disk.CASE, lambda r, u: disk.command(servers)),
         ("zip bomb named .eval", lambda r, u: zip_bomb(r)),
         ("/dev/zero as subjects file", lambda r, u: zero_subjects(r)),
         ("table of a million rows", lambda r, u: million_rows(r)),
@@ -93,10 +96,15 @@ EXPECTED = {
     "a byte a second": 1,
     "429 with Retry-After 100000": 1,
     **dict.fromkeys(BROKEN.values(), 1),
+    disk.CASE: 1,
     "table of a million rows": 0,
 }
 #: Cases that do their work (their files are not writes).
 WORKS = frozenset(EXPECTED)
+#: What runs in a case's process before it starts (its files capped).
+BEFORE = {disk.CASE: disk.cap_files}
+#: Checks after a case: what went wrong, or "" (the capped run resumed whole).
+AFTER = {disk.CASE: disk.check}
 #: Seconds each may take.
 BOUNDS = {
     "a byte a second": 60.0,
