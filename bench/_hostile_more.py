@@ -1,6 +1,7 @@
 """More hostile cases of ``bench/bench_hostile.py``: servers whose answers no client
-should read whole, a zip bomb named like an Inspect AI log, and a table of a million
-rows (which is not refused: it must be analysed within its time and memory bound)."""
+should read whole or cannot read as an answer, a zip bomb named like an Inspect AI log,
+and a table of a million rows (which is not refused: it must be analysed within its
+time and memory bound)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,17 @@ import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import _hostile_disk as disk
+
+#: Servers whose every answer is broken, and the case of each.
+BROKEN = {
+    "truncated": "body cut short of its length",
+    "html": "HTML page with status 200",
+    "null_content": "content: null",
+    "tool_calls": "tool calls instead of text",
+}
 #: Fault kinds of the fake server, each served by one server of its own (by name).
-SERVER_FAULTS = ("oversized", "gzip_bomb", "trickle", "rate_limit")
+SERVER_FAULTS = ("oversized", "gzip_bomb", "trickle", "rate_limit", *BROKEN)
 #: The ``Retry-After`` of the rate-limiting server: a day and more.
 RETRY_AFTER_S = 100_000.0
 #: The rows of the large table.
@@ -53,6 +63,10 @@ def served(fault: str, servers: dict[str, str], *extra: str) -> list[str]:
             servers[fault], "--out", "run", "--quiet", *extra]  # fmt: skip
 
 
+def _served(fault: str, servers: dict[str, str]) -> Callable[[Path, str], list[str]]:
+    return lambda r, u: served(fault, servers)
+
+
 def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list[str]]]]:
     """The cases, in the form of ``bench_hostile.CASES``."""
     return [
@@ -66,6 +80,8 @@ def cases(servers: dict[str, str]) -> list[tuple[str, Callable[[Path, str], list
             "429 with Retry-After 100000",
             lambda r, u: served("rate_limit", servers, "--request-deadline", "20"),
         ),
+        *[(case, _served(fault, servers)) for fault, case in BROKEN.items()],
+        (disk.CASE, lambda r, u: disk.command(servers)),
         ("zip bomb named .eval", lambda r, u: zip_bomb(r)),
         ("/dev/zero as subjects file", lambda r, u: zero_subjects(r)),
         ("table of a million rows", lambda r, u: million_rows(r)),
@@ -79,10 +95,16 @@ EXPECTED = {
     "gzip-bomb answers": 1,
     "a byte a second": 1,
     "429 with Retry-After 100000": 1,
+    **dict.fromkeys(BROKEN.values(), 1),
+    disk.CASE: 1,
     "table of a million rows": 0,
 }
 #: Cases that do their work (their files are not writes).
 WORKS = frozenset(EXPECTED)
+#: What runs in a case's process before it starts (its files capped).
+BEFORE = {disk.CASE: disk.cap_files}
+#: Checks after a case: what went wrong, or "" (the capped run resumed whole).
+AFTER = {disk.CASE: disk.check}
 #: Seconds each may take.
 BOUNDS = {
     "a byte a second": 60.0,

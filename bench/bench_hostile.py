@@ -8,8 +8,9 @@ no more time than the case's bound and no more than 2 GiB of memory (GNU time's
 maximum resident set size, where ``/usr/bin/time`` exists). A table of a million rows is
 the one case that is not refused: it must be analysed within its bounds
 (``bench/_hostile_more.py``). Prints one row per case and five totals, tracebacks,
-multi-line refusals, writes, cases past their time bound and past 2 GiB, whose target is
-0, 0, 0, 0, 0 (the exit status is the count of failing cases).
+multi-line refusals, writes, cases past their time bound and past 2 GiB, and runs not
+whole after their resume (the full-disk case, ``bench/_hostile_disk.py``), whose target
+is 0, 0, 0, 0, 0, 0 (the exit status is the count of failing cases).
 """
 
 from __future__ import annotations
@@ -356,16 +357,19 @@ def main() -> int:
     parser.add_argument("--only", default="", help="keep the cases whose name holds this")
     args = parser.parse_args()
     env = {**os.environ, "GASP_BENCH_WRONG_KEY": "wrong", "OPENAI_API_KEY": "wrong"}
-    tracebacks = multiline = writes = slow = heavy = failing = 0
+    tracebacks = multiline = writes = slow = heavy = broken = failing = 0
     with (
         tempfile.TemporaryDirectory() as made,
         FakeOpenAIServer(api_key="right", models=["fake"]) as server,
         FakeOpenAIServer(api_key="right", models_status=404) as no_list,
-        FakeOpenAIServer(fault_rate=1.0, faults=["malformed"], models=["fake"]) as broken,
+        FakeOpenAIServer(fault_rate=1.0, faults=["malformed"], models=["fake"]) as failing_server,
+        FakeOpenAIServer(models=["fake"]) as plain,
         contextlib.ExitStack() as hostile,
     ):
         SERVERS["no-list"] = no_list.base_url
-        SERVERS["failing"] = broken.base_url
+        SERVERS["failing"] = failing_server.base_url
+        SERVERS["plain"] = plain.base_url
+        more.disk.ASKED["plain"] = lambda: plain.requests
         for fault in more.SERVER_FAULTS:
             served = FakeOpenAIServer(
                 fault_rate=1.0, faults=[fault], models=["fake"], retry_after_s=more.RETRY_AFTER_S
@@ -393,6 +397,7 @@ def main() -> int:
                     result = subprocess.run(
                         [*timer, sys.executable, "-m", "gasp", *command],
                         cwd=root, env=env, capture_output=True, text=True, timeout=bound,
+                        preexec_fn=more.BEFORE.get(name),
                     )  # fmt: skip
                 except subprocess.TimeoutExpired as expired:
                     err = expired.stderr or b""
@@ -404,6 +409,8 @@ def main() -> int:
                 traced = "Traceback" in result.stderr
                 one_line = len(lines) == 1 and lines[0].startswith("gasp: error: ")
                 wrote = _snapshot(root) != before and name not in WORKS
+                after = more.AFTER.get(name)
+                problem = after(root, command, env) if after is not None else ""
                 while HELD:
                     HELD.pop().release()
                 while OPEN:
@@ -417,17 +424,21 @@ def main() -> int:
                 writes += wrote
                 slow += late
                 heavy += big
+                broken += bool(problem)
                 ok = result.returncode == code and one_line and not (traced or wrote or late or big)
+                ok = ok and not problem
                 failing += not ok
                 shown = lines[0][:100] if lines else "(nothing on standard error)"
+                shown = f"{shown} [{problem}]" if problem else shown
                 memory = f"{mib:5d} MiB" if mib is not None else "    - MiB"
                 print(f"{'ok  ' if ok else 'FAIL'} {name:32s} exit {result.returncode} "
                       f"{seconds:5.1f} s {memory}  {shown}")  # fmt: skip
     print(
         f"tracebacks: {tracebacks}  multi-line refusals: {multiline}  writes: {writes}  "
-        f"past their bound: {slow}  past {MEMORY_MIB} MiB: {heavy}"
+        f"past their bound: {slow}  past {MEMORY_MIB} MiB: {heavy}  "
+        f"not whole after resume: {broken}"
     )
-    print("target: 0, 0, 0, 0, 0")
+    print("target: 0, 0, 0, 0, 0, 0")
     return failing
 
 

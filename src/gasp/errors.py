@@ -8,6 +8,7 @@ work itself failed). A run stopped by a signal raises :class:`Interrupted` once 
 received is committed.
 """
 
+import errno
 import signal
 
 USER_ERROR_EXIT_CODE = 2
@@ -58,6 +59,27 @@ class RunFailed(GaspError):
     store locked by another program). Exit status 1."""
 
     exit_code = FAILURE_EXIT_CODE
+
+
+#: SQLite's extended result codes of a write the file system refused.
+_REFUSED_WRITES = frozenset({
+    "SQLITE_FULL", "SQLITE_IOERR_WRITE", "SQLITE_IOERR_FSYNC", "SQLITE_IOERR_DIR_FSYNC",
+    "SQLITE_IOERR_TRUNCATE", "SQLITE_IOERR_SHMSIZE",
+})  # fmt: skip
+#: The operating system's errors of a write past the space or size a file may take.
+_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EFBIG, errno.EDQUOT})
+#: What a refused write most likely means, for an error line.
+FULL_DISK_HINT = "a write was refused: is the disk full, or a file past its size limit?"
+
+
+def refused_write(exc: BaseException) -> bool:
+    """True when ``exc`` is a write the file system refused: a full disk, a quota, or a
+    file past its size limit (``ulimit -f``), whether raised by SQLite or the operating
+    system."""
+    if isinstance(exc, OSError):
+        return exc.errno in _FULL_ERRNOS
+    name = getattr(exc, "sqlite_errorname", None)
+    return name in _REFUSED_WRITES or (name is None and "disk is full" in str(exc))
 
 
 class Interrupted(KeyboardInterrupt):

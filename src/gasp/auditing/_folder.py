@@ -21,7 +21,7 @@ from typing import Any
 from gasp.auditing._scorecard import AuditModel, RunRecord
 from gasp.errors import ConfigError
 from gasp.io import RunPaths, run_folder_paths
-from gasp.results import INDEX_FILE, unique_temporary
+from gasp.results import INDEX_FILE, replace_with
 
 #: The file an audit keeps in its folder.
 AUDIT_FILE = "audit.json"
@@ -149,9 +149,8 @@ def write_record(
         record["detect"] = old["detect"]
     out.mkdir(parents=True, exist_ok=True)
     path = out / AUDIT_FILE
-    tmp = unique_temporary(path)
-    tmp.write_text(json.dumps(record, indent=2, sort_keys=False), encoding="utf-8")
-    tmp.replace(path)
+    text = json.dumps(record, indent=2, sort_keys=False)
+    replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
 
 
 def sizing_inputs(detect: Sequence[str], level: float, comparisons: int) -> dict[str, Any]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from gasp.auditing._scorecard import Scorecard
 from gasp.report import Section, escape, figure_html, new_figure, page_shell, save_figure
-from gasp.results import unique_temporary
+from gasp.results import replace_with
 
 INDEX_FILE = "index.html"
 FIGURES_DIR = "figures"
@@ -274,9 +274,8 @@ def write_audit_page(card: Scorecard, out: Path) -> Path:
         table.add(_comparisons_table(card))
         sections.append(table)
     path = out / INDEX_FILE
-    tmp = unique_temporary(path)
-    tmp.write_text(page_shell("gasp audit scorecard", sections), encoding="utf-8")
-    tmp.replace(path)
+    text = page_shell("gasp audit scorecard", sections)
+    replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 
 

@@ -30,7 +30,7 @@ from gasp.results import (
     NEITHER,
     AuditResults,
     MetricReading,
-    unique_temporary,
+    replace_with,
 )
 from gasp.stats import bh_q_values
 from gasp.studies import get_study_type
@@ -414,9 +414,8 @@ def write_scorecard(card: Scorecard, out: Path) -> Path:
     """Write ``out/scorecard.json`` atomically; return its path."""
     out.mkdir(parents=True, exist_ok=True)
     path = out / SCORECARD_FILE
-    tmp = unique_temporary(path)
-    tmp.write_text(json.dumps(card.to_json(), indent=2, allow_nan=False), encoding="utf-8")
-    tmp.replace(path)
+    text = json.dumps(card.to_json(), indent=2, allow_nan=False)
+    replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 
 

@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from gasp.backends._faults import TransientBackendError
+from gasp.backends._faults import RequestRejectedError, TransientBackendError
 from gasp.backends._messages import AnyRequest, AnyResponse, ScoreRequest, error_response
 from gasp.backends._urls import redact_url
 from gasp.errors import BackendError, ConfigError
@@ -101,7 +101,7 @@ class BatchClient:
             if isinstance(request, ScoreRequest):
                 return self.backend.score_response(request, completion, None)
             return self.backend.generation_response(completion, None)
-        except TransientBackendError as exc:
+        except (TransientBackendError, RequestRejectedError) as exc:
             return self.failure(request, str(exc), exc.kind)
         except (pydantic.ValidationError, ValueError, TypeError) as exc:
             return self.failure(request, f"malformed answer: {type(exc).__name__}", "malformed")

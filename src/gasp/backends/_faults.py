@@ -14,6 +14,7 @@ import email.utils
 import enum
 import json
 import math
+import re
 import socket
 import sys
 import time
@@ -182,6 +183,9 @@ def classify_error(exc: BaseException) -> FaultDecision:
         return FaultDecision(FaultAction.GIVE_UP, rejected.kind, None, str(rejected))
     if isinstance(exc, TimeoutError):
         return FaultDecision(FaultAction.RETRY, "timeout", None, "timed out")
+    cut = _cut_short(exc)
+    if cut is not None:
+        return FaultDecision(FaultAction.RETRY, "truncated", None, cut)
     decision = classify_openai_error(exc)
     if decision is not None:
         return decision
@@ -275,6 +279,43 @@ def _dropped_connection(exc: BaseException) -> bool:
             return True
         cause = cause.__cause__ or cause.__context__
     return False
+
+
+#: The HTTP clients' errors for a body that ended before its ``Content-Length``.
+_CUT_SHORT = frozenset({"ContentLengthError", "ClientPayloadError"})
+_CUT_SHORT_TEXT = "without sending complete message body"
+_RECEIVED = re.compile(r"received (\d+) (?:of|bytes, expected) (\d+)")
+
+
+def _cut_short(exc: BaseException) -> str | None:
+    """What to say of an answer whose body the server cut short of its ``Content-Length``
+    and closed the connection (None when the chain shows no such answer)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    found = False
+    told = ""
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        text = str(current)
+        found = found or type(current).__name__ in _CUT_SHORT or _CUT_SHORT_TEXT in text
+        match = _RECEIVED.search(text)
+        if match and not told:
+            told = f" (received {match[1]} of {match[2]} bytes)"
+        current = current.__cause__ or current.__context__
+    if not found:
+        return None
+    return f"the server closed the connection before its answer was whole{told}"
+
+
+_TAGS = re.compile(r"<[^>]*>")
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """A short excerpt of a server's or a model's text for an error line: markup tags
+    dropped (an HTML page says its title), whitespace made single spaces, cut to
+    ``limit`` characters."""
+    words = " ".join(_TAGS.sub(" ", text).split())
+    return words if len(words) <= limit else words[: limit - 3].rstrip() + "..."
 
 
 def _one_line(exc: BaseException) -> str:

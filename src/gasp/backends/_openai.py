@@ -20,7 +20,12 @@ from openai.types.chat import ChatCompletion
 from gasp.backends._base import Capability, ModelBackend
 from gasp.backends._batch_client import BatchClient
 from gasp.backends._bounded_http import bound_answers
-from gasp.backends._faults import TransientBackendError, is_connect_failure
+from gasp.backends._faults import (
+    RequestRejectedError,
+    TransientBackendError,
+    excerpt,
+    is_connect_failure,
+)
 from gasp.backends._messages import (
     GenerationRequest,
     GenerationResponse,
@@ -64,9 +69,11 @@ class OpenAIBackend(ModelBackend):
     ``finish_reason`` maps to :class:`StopReason` (``length`` -> ``LENGTH``,
     ``content_filter`` -> ``CONTENT_FILTER``); a ``refusal`` on the message gives
     ``REFUSAL`` with the refusal text. An empty answer that was neither
-    truncated nor filtered is a transient ``"empty"`` fault, and a body without
-    choices a ``"malformed"`` one. The per-request seed, temperature, top_p and
-    max_tokens are sent with every call.
+    truncated nor filtered is a transient ``"empty"`` fault (``content: null`` too), and
+    a body without choices, or one that is not JSON (a proxy's HTML page), a
+    ``"malformed"`` one. An answer of tool calls and no text fails its request for good
+    (``"tool_calls"``: asked again, the model would answer the same). The per-request
+    seed, temperature, top_p and max_tokens are sent with every call.
 
     Options: ``connect_timeout_s`` (default 10), ``max_tokens_param``
     (``max_tokens`` or ``max_completion_tokens`` for models that need it),
@@ -314,6 +321,8 @@ class OpenAIBackend(ModelBackend):
                 raise BackendError(f"{self.model_id}: cannot reach {where}") from None
             raise
         self._reached = True
+        if isinstance(result, str):  # the client hands back a body that is not JSON as text
+            raise TransientBackendError("malformed", f"the answer is not JSON: {excerpt(result)!r}")
         return result
 
     async def ping(self) -> None:
@@ -340,6 +349,9 @@ class OpenAIBackend(ModelBackend):
         completion_tokens = getattr(usage, "completion_tokens", None)
         model_id = f"{self.provider}/{completion.model or self.model}"
         refusal = getattr(message, "refusal", None)
+        calls = getattr(message, "tool_calls", None)
+        if calls and not refusal and not (message.content or "").strip():
+            raise RequestRejectedError("tool_calls", _tool_calls_error(calls))
         if refusal:
             stop, text = StopReason.REFUSAL, str(refusal)
         else:
@@ -347,7 +359,8 @@ class OpenAIBackend(ModelBackend):
             finish = getattr(choice, "finish_reason", None) or "stop"
             stop = _FINISH_REASONS.get(str(finish), StopReason.STOP)
             if stop is StopReason.STOP and not text.strip():
-                raise TransientBackendError("empty", "empty answer")
+                said = "the answer's content is null" if message.content is None else "empty answer"
+                raise TransientBackendError("empty", said)
         return GenerationResponse(
             text=text,
             stop_reason=stop,
@@ -364,6 +377,14 @@ class OpenAIBackend(ModelBackend):
     async def aclose(self) -> None:
         """Close the HTTP connections."""
         await self._client.close()
+
+
+def _tool_calls_error(calls: Any) -> str:
+    """What an answer of tool calls and no text is refused with (the tools' names cut
+    short: they are the model's text)."""
+    names = [str(getattr(getattr(c, "function", None), "name", "") or "?") for c in calls]
+    shown = ", ".join(excerpt(name, 40) for name in names[:3]) + (", ..." if len(names) > 3 else "")
+    return f"the model answered with tool calls ({shown}), not text"
 
 
 def _http_client() -> Any:

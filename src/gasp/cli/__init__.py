@@ -42,7 +42,14 @@ from gasp.cli._failures import (
     quiet_exit,
     usage_error_line,
 )
-from gasp.errors import USER_ERROR_EXIT_CODE, GaspError, Interrupted
+from gasp.errors import (
+    FAILURE_EXIT_CODE,
+    FULL_DISK_HINT,
+    USER_ERROR_EXIT_CODE,
+    GaspError,
+    Interrupted,
+    refused_write,
+)
 
 one_line_help(app)
 
@@ -53,8 +60,10 @@ def main() -> None:
     A :class:`~gasp.errors.GaspError`, a usage error of the command line (an unknown
     option, a value of the wrong kind, a missing option), or an operating system error
     (a folder that cannot be created, a file that cannot be written), is one line on
-    standard error and exit status 2. Output cut short by its reader (``gasp ... |
-    head``) ends quietly with status 141, as a process stopped by SIGPIPE does.
+    standard error and exit status 2; a write refused for want of space (a full disk, a
+    file past its size limit) is one line and exit status 1, the work's failure. Output
+    cut short by its reader (``gasp ... | head``) ends quietly with status 141, as a
+    process stopped by SIGPIPE does.
     """
     output = OutputWatch()
     try:
@@ -76,10 +85,15 @@ def main() -> None:
         said = getattr(exc, "command_line_message", None) or flag_words(str(exc))
         print(f"gasp: error: {said}", file=sys.stderr)
         sys.exit(exc.exit_code)
-    except OSError as exc:
+    except OSError as exc:  # a full disk is the work's failure (1), not the call's (2)
         print(f"gasp: error: {os_error_line(exc)}", file=sys.stderr)
-        sys.exit(USER_ERROR_EXIT_CODE)
+        sys.exit(FAILURE_EXIT_CODE if refused_write(exc) else USER_ERROR_EXIT_CODE)
     except sqlite3.OperationalError as exc:
+        if refused_write(exc):
+            print(
+                f"gasp: error: a store cannot be written ({exc}: {FULL_DISK_HINT})", file=sys.stderr
+            )
+            sys.exit(FAILURE_EXIT_CODE)
         if "readonly" not in str(exc) and "unable to open" not in str(exc):
             raise
         print(f"gasp: error: the run store cannot be written: {exc}", file=sys.stderr)

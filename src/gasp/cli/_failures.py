@@ -16,6 +16,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from gasp.errors import FULL_DISK_HINT, refused_write
+
 #: Exit status after the reader of standard output went away (128 + SIGPIPE).
 BROKEN_PIPE_EXIT_CODE = 141
 
@@ -23,10 +25,11 @@ BROKEN_PIPE_EXIT_CODE = 141
 def os_error_line(exc: OSError) -> str:
     """One line for an operating system error: what failed, on which file."""
     reason = exc.strerror or str(exc) or type(exc).__name__
+    hint = f" ({FULL_DISK_HINT})" if refused_write(exc) else ""
     if exc.filename is None:
-        return reason
+        return reason + hint
     target = f"{exc.filename} -> {exc.filename2}" if exc.filename2 is not None else exc.filename
-    return f"{reason}: {target}"
+    return f"{reason}: {target}{hint}"
 
 
 _CALLED = re.compile(r"^gasp\.[a-z_]+\(\): (?:([a-z][a-z0-9_]*)(?= ))?")

@@ -19,6 +19,8 @@ import numpy.typing as npt
 from matplotlib.figure import Figure
 from matplotlib.legend import Legend
 
+from gasp.results import replace_with
+
 _RC: Any = {
     "svg.hashsalt": "gasp-report",
     "svg.fonttype": "path",
@@ -85,6 +87,9 @@ def save_figure(fig: Figure, folder: Path, name: str) -> bytes:
         buf = io.BytesIO()
         fig.savefig(buf, format="png", dpi=130, metadata={"Software": None})
         png = buf.getvalue()
-        (folder / f"{name}.png").write_bytes(png)
-        fig.savefig(folder / f"{name}.svg", format="svg", metadata={"Date": None})
+        replace_with(folder / f"{name}.png", lambda tmp: tmp.write_bytes(png))
+        replace_with(
+            folder / f"{name}.svg",
+            lambda tmp: fig.savefig(tmp, format="svg", metadata={"Date": None}),
+        )
     return png

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from gasp.report._html import Section, escape, page_shell
-from gasp.results import unique_temporary
+from gasp.results import replace_with
 
 #: File name of the index page.
 INDEX_FILE = "index.html"
@@ -74,9 +74,8 @@ def write_index(
     rows = "".join(_row(entry, folder.resolve()) for entry in entries)
     section.add(f"<table>{head}{rows}</table>")
     path = folder / INDEX_FILE
-    tmp = unique_temporary(path)
-    tmp.write_text(page_shell(title, [section], subtitle), encoding="utf-8")
-    tmp.replace(path)
+    text = page_shell(title, [section], subtitle)
+    replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     return path
 
 

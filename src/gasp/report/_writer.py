@@ -22,7 +22,7 @@ from gasp.report._html import (
     slug,
 )
 from gasp.report._viewer import ViewerText
-from gasp.results import AuditResults, TableLayout, unique_temporary
+from gasp.results import AuditResults, TableLayout, replace_with
 
 TABLES_DIR = "tables"
 FIGURES_DIR = "figures"
@@ -108,7 +108,7 @@ class ReportWriter:
         folder = self.out_dir / TABLES_DIR
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / f"{name}.csv"
-        df.to_csv(path, index=False)
+        replace_with(path, lambda tmp: df.to_csv(tmp, index=False))
         self.tables_written.append(path)
         style = replace(style or TableStyle(), max_rows=self.max_rows)
         body = html_table(df, style=style, known_words=self.known_words, table_id=f"t-{name}")
@@ -188,9 +188,8 @@ class ReportWriter:
         """Write the page to ``out_dir/filename`` (atomically) and return its path."""
         self.out_dir.mkdir(parents=True, exist_ok=True)
         path = self.out_dir / filename
-        tmp = unique_temporary(path)
-        tmp.write_text(self.render(), encoding="utf-8")
-        tmp.replace(path)
+        text = self.render()
+        replace_with(path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
         self._remove_stale()
         return path
 

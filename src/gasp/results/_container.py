@@ -190,11 +190,16 @@ def unique_temporary(path: Path) -> Path:
 
 def replace_with(path: Path, write: Callable[[Path], object]) -> None:
     """Write ``path`` through a unique temporary file (``write(tmp)``), then move it into
-    place; the temporary file never outlives a failure."""
+    place; the temporary file never outlives a failure, and a write the operating system
+    refused without naming its file (a full disk) names ``path``."""
     tmp = unique_temporary(path)
     try:
         write(tmp)
         tmp.replace(path)
+    except OSError as exc:
+        if exc.filename is not None or exc.errno is None:
+            raise
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     finally:
         tmp.unlink(missing_ok=True)
 

@@ -15,7 +15,7 @@ import dataclasses
 import sqlite3
 
 from gasp.backends import GenerationResponse, ScoreResponse, StopReason
-from gasp.errors import RunFailed
+from gasp.errors import FULL_DISK_HINT, RunFailed, refused_write
 from gasp.runner._items import Item
 from gasp.runner._plan import sample_seed
 from gasp.runner._summary import RunSummary
@@ -86,9 +86,11 @@ class AnswerWriter:
 
     def _failed(self, exc: BaseException) -> RunFailed:
         stored = self.summary.resumed + self.summary.generated
+        full = refused_write(exc)
+        why, free = (f"{exc}: {FULL_DISK_HINT}", "space") if full else (str(exc), "the store")
         return RunFailed(
-            f"the run store {self.store.path} cannot take answers ({exc}); {stored} "
-            "answer(s) are stored; free the store and run the same command again"
+            f"the run store {self.store.path} cannot take answers ({why}); {stored} "
+            f"answer(s) are stored; free {free} and run the same command again"
         )
 
     def _rows(self, item: Item, index: int, response: Response) -> None:

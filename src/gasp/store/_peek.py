@@ -6,12 +6,18 @@ import os
 import sqlite3
 from pathlib import Path
 
-from gasp.errors import DataError
+from gasp.errors import FULL_DISK_HINT, DataError, GaspError, RunFailed, refused_write
 
 
-def damaged_store(file: Path, exc: sqlite3.DatabaseError) -> DataError:
-    """The one-line error of a store SQLite cannot read: locked by another program, or
-    damaged (a zeroed page, a file that is not SQLite)."""
+def damaged_store(file: Path, exc: sqlite3.DatabaseError) -> GaspError:
+    """The one-line error of a store SQLite cannot read or write: locked by another
+    program, damaged (a zeroed page, a file that is not SQLite), or refused a write (a
+    full disk: :class:`~gasp.errors.RunFailed`, the work failed)."""
+    if refused_write(exc):
+        return RunFailed(
+            f"the run store {file} cannot be written ({exc}: {FULL_DISK_HINT}); free space"
+            " and run the same command again"
+        )
     if "locked" in str(exc) or "busy" in str(exc):
         return DataError(f"{file} is locked by another program ({exc}); close it and try again")
     return DataError(f"{file} is not a gasp run store or is damaged ({exc})")

@@ -204,10 +204,13 @@ class RunStore:
     def write_manifest(self, manifest: dict[str, Any]) -> None:
         """Write the manifest once; a second call raises :class:`ConfigError`."""
         body = json.dumps(manifest, ensure_ascii=False)  # keeps the study's own order
-        with self.transaction():
-            if self._conn.execute("SELECT 1 FROM manifest WHERE id = 1").fetchone() is not None:
-                raise ConfigError(f"run store {self.path} already has a manifest")
-            self._conn.execute("INSERT INTO manifest (id, body) VALUES (1, ?)", (body,))
+        try:
+            with self.transaction():
+                if self._conn.execute("SELECT 1 FROM manifest WHERE id = 1").fetchone():
+                    raise ConfigError(f"run store {self.path} already has a manifest")
+                self._conn.execute("INSERT INTO manifest (id, body) VALUES (1, ?)", (body,))
+        except sqlite3.DatabaseError as exc:  # a full disk: one line, not a traceback
+            raise damaged_store(self.path, exc) from None
 
     def _study_name(self) -> str | None:
         return study_name(self.manifest()) if self.has_manifest() else None
@@ -224,8 +227,11 @@ class RunStore:
         rows = [r.as_row() for r in records]
         if not rows:
             return 0
-        with self.transaction():
-            return insert_items(self._conn, rows)
+        try:
+            with self.transaction():
+                return insert_items(self._conn, rows)
+        except sqlite3.DatabaseError as exc:  # a full disk: one line, not a traceback
+            raise damaged_store(self.path, exc) from None
 
     def items(self) -> pd.DataFrame:
         """Every item, by ordinal: item_id, ordinal, kind, prompt, messages, candidates, then

@@ -13,7 +13,8 @@ Fault kinds: ``rate_limit`` (429 with ``Retry-After``), ``server_error`` (500),
 ``unavailable`` (503), ``timeout`` (answers only after ``hang_s``, past the
 client's timeout), ``connection`` (closes the connection without answering),
 ``malformed`` (truncated JSON), ``empty`` (empty content) and
-``content_filter`` (empty content with ``finish_reason="content_filter"``).
+``content_filter`` (empty content with ``finish_reason="content_filter"``); drawn only
+when named, the answers of :data:`~gasp.testing._fake_hostile.ANSWER_KINDS`.
 
 Asked for ``logprobs`` (with ``top_logprobs``), a chat completion carries
 ``choices[0].logprobs.content[0].top_logprobs`` taken from a known table
@@ -41,7 +42,7 @@ from aiohttp import web
 
 from gasp.backends import PersonaMix, persona_text, stable_int
 from gasp.testing._fake_batch import FakeBatchAPI, error_reply
-from gasp.testing._fake_hostile import HOSTILE_KINDS, HOSTILE_TEXT, hostile_answer
+from gasp.testing._fake_hostile import ANSWER_KINDS, HOSTILE_KINDS, HOSTILE_TEXT, hostile_answer
 from gasp.testing._fake_prompt import (
     add_prompt_logprobs,
     chat_logprobs,
@@ -57,9 +58,7 @@ FAULT_KINDS = (
     "malformed",
     "empty",
     "content_filter",
-    "oversized",
-    "gzip_bomb",
-    "trickle",
+    *ANSWER_KINDS,
 )
 
 TextFn = Callable[[str, np.random.Generator], str]
@@ -368,7 +367,7 @@ class FakeOpenAIServer:
             )
         if fault == "timeout":
             await asyncio.sleep(self.hang_s)
-        if fault in ("oversized", "gzip_bomb", "trickle"):
+        if fault in ANSWER_KINDS:
             answer = self._completion(model, prompt, HOSTILE_TEXT, "stop")
             return await hostile_answer(request, fault, answer)
         text, finish, top = self._reply_text(prompt, body, legacy)
