@@ -27,7 +27,7 @@ ENGINE = ("backends", "runner", "store")
 #: import its own layer and the layers below it, never one above; a package or module
 #: added without a place here fails :func:`test_every_package_has_a_place`.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("errors", "_quiet", "_limits")),
+    ("base", ("errors", "_quiet", "_defaults")),
     ("core", CORE),
     ("engine", (*ENGINE, "io")),
     ("report framework", ("report",)),

@@ -20,6 +20,7 @@ from gasp._api._keywords import (
     require_text,
     require_texts,
 )
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.probe import ProbeResult
 from gasp.stats import CalibrationReport
 
@@ -90,7 +91,7 @@ def marked_words(
     unmarked: str | Sequence[str],
     *,
     text_column: str = "text",
-    threshold: float = 1.96,
+    threshold: float = DEFAULT_THRESHOLD,
     level: float | None = None,
     min_count: int = 0,
     method: str = "plain",
@@ -148,7 +149,7 @@ def calibrate(
     text_column: str = "text",
     n_common: int = 100,
     english_source: str = "wordfreq",
-    threshold: float = 1.96,
+    threshold: float = DEFAULT_THRESHOLD,
     alpha_step: float = 0.05,
     out: str | Path | None = None,
 ) -> CalibrationReport:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -11,7 +11,6 @@ from rich.table import Table
 
 import gasp
 from gasp.cli._app import app
-from gasp.cli._declared import with_keywords
 from gasp.cli._names import OldOutputOption, TableArgument, TextColumnOption
 
 
@@ -52,18 +51,7 @@ def _print_report(report: gasp.CalibrationReport, console: Console) -> None:
     )
 
 
-#: The keywords of :func:`gasp.calibrate` given as options of their own (their types
-#: and defaults are the function's).
-_KEYWORDS = {
-    "n_common": "Common words: this many most frequent English words.",
-    "english_source": "wordfreq or brown (needs NLTK).",
-    "threshold": "z-score threshold.",
-    "alpha_step": "Step of the alpha sweep.",
-}
-
-
 @app.command(name="calibrate")
-@with_keywords(gasp.calibrate, _KEYWORDS)
 def calibrate_command(
     file: TableArgument,
     unmarked: Annotated[
@@ -79,17 +67,33 @@ def calibrate_command(
         typer.Option(help="Comma-separated columns: every combination of values is a target."),
     ] = None,
     text_column: TextColumnOption = "text",
+    n_common: Annotated[
+        int, typer.Option(help="Common words: this many most frequent English words.")
+    ] = 100,
+    english_source: Annotated[str, typer.Option(help="wordfreq or brown (needs NLTK).")] = (
+        "wordfreq"
+    ),
+    threshold: Annotated[float, typer.Option(help="z-score threshold.")] = 1.96,
+    alpha_step: Annotated[float, typer.Option(help="Step of the alpha sweep.")] = 0.05,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="Folder to write the search and sweep tables as CSV."),
     ] = None,
     output: OldOutputOption = None,
-    **keywords: Any,
 ) -> None:
     """Calibrate C_English and C_topic by binary search, then sweep alpha (seed 000, A.2)."""
     out = out or output
     report = gasp.calibrate(
-        file, unmarked, target or [], each=each, text_column=text_column, out=out, **keywords
+        file,
+        unmarked,
+        target or [],
+        each=each,
+        text_column=text_column,
+        n_common=n_common,
+        english_source=english_source,
+        threshold=threshold,
+        alpha_step=alpha_step,
+        out=out,
     )
     _print_report(report, Console())
     if out is not None:

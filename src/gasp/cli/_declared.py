@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -45,23 +44,6 @@ def _parameter(setting: Any) -> inspect.Parameter:
     )
 
 
-def _with_parameters(command: F, added: list[inspect.Parameter]) -> F:
-    """``command`` with ``added`` options in place of its ``**keywords`` (Typer reads
-    the generated signature and passes the options as keyword arguments)."""
-    signature = inspect.signature(command, eval_str=True)
-    fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
-    parameters = [*fixed, *added]
-
-    @functools.wraps(command)
-    def generated(**values: Any) -> Any:
-        return command(**values)
-
-    generated.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
-    generated.__annotations__ = {p.name: p.annotation for p in parameters}
-    del generated.__wrapped__  # Typer reads the generated signature, not the command's
-    return generated  # type: ignore[return-value]
-
-
 def with_settings(*groups: str, leave_out: tuple[str, ...] = ()) -> Callable[[F], F]:
     """Add the declared settings of ``groups`` (but ``leave_out``) as options of the
     decorated command, which takes them as keyword arguments (``**settings``)."""
@@ -71,31 +53,20 @@ def with_settings(*groups: str, leave_out: tuple[str, ...] = ()) -> Callable[[F]
 
         found: Any = gasp.declared_settings(*groups)  # type: ignore[arg-type]
         declared = [s for s in found if s.name not in leave_out]
-        return _with_parameters(command, [_parameter(s) for s in declared])
+        signature = inspect.signature(command, eval_str=True)
+        fixed = [p for p in signature.parameters.values() if p.kind is not p.VAR_KEYWORD]
+        parameters = [*fixed, *(_parameter(s) for s in declared)]
+
+        @functools.wraps(command)
+        def generated(**values: Any) -> Any:
+            return command(**values)
+
+        generated.__signature__ = signature.replace(parameters=parameters)  # type: ignore[attr-defined]
+        generated.__annotations__ = {p.name: p.annotation for p in parameters}
+        del generated.__wrapped__  # Typer reads the generated signature, not the command's
+        return generated  # type: ignore[return-value]
 
     return decorate
 
 
-def with_keywords(function: Callable[..., Any], helps: Mapping[str, str]) -> Callable[[F], F]:
-    """Add the keywords ``helps`` names of the public ``function`` (which the decorated
-    command calls) as options, each with its type and default from ``function``'s
-    signature and the help given: a default is written once, in the function."""
-    hints = typing.get_type_hints(function)
-    defaults = inspect.signature(function).parameters
-
-    def decorate(command: F) -> F:
-        added = [
-            inspect.Parameter(
-                name,
-                inspect.Parameter.KEYWORD_ONLY,
-                default=defaults[name].default,
-                annotation=Annotated[hints[name], typer.Option(help=text)],
-            )
-            for name, text in helps.items()
-        ]
-        return _with_parameters(command, added)
-
-    return decorate
-
-
-__all__ = ["with_keywords", "with_settings"]
+__all__ = ["with_settings"]

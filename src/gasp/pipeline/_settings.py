@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from gasp._limits import MAX_EXAMPLES_PER_WORD, MAX_RESAMPLES
+from gasp._defaults import MAX_EXAMPLES_PER_WORD, MAX_RESAMPLES
 from gasp.errors import ArgumentError
 from gasp.pipeline._declaration import SOME_STUDIES, Group, Setting
 from gasp.pipeline._study_flags import study_flag_settings

@@ -24,11 +24,9 @@ from typing import Any
 
 import numpy as np
 
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.errors import ConfigError
 from gasp.stats._multiple_testing import bh_reject
-
-#: The z-score threshold of Marked Words and Calibrated Marked Words in the papers.
-DEFAULT_THRESHOLD = 1.96
 
 #: Families of the Benjamini-Hochberg procedure: each comparison, or the whole study.
 FDR_SCOPES: tuple[str, ...] = ("comparison", "study")

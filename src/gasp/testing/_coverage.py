@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.stats import IntervalScheme, draw_weights, log_odds_z
 
 GROUPS: tuple[str, ...] = ("AF", "AM", "F", "M")
@@ -57,7 +58,7 @@ class PlantedWorld:
     n_texts: int = 60
     named_boost: float = 3.0
     concentration: float = 50.0
-    threshold: float = 1.96
+    threshold: float = DEFAULT_THRESHOLD
     prior_weight: float = 0.1
     seed: int = 20240601
 

@@ -28,6 +28,8 @@ from functools import cached_property
 
 import numpy as np
 
+from gasp._defaults import DEFAULT_THRESHOLD
+
 
 @dataclass(frozen=True)
 class PairedSRBWorld:
@@ -41,7 +43,7 @@ class PairedSRBWorld:
     named_boost: tuple[float, float] = (1.0, 8.0)
     associated_lean: tuple[float, float] = (0.8, 2.0)
     concentration: float = 400.0
-    threshold: float = 1.96
+    threshold: float = DEFAULT_THRESHOLD
     prior_weight: float = 0.1
     seed: int = 7
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.stats import (
     BOOTSTRAP,
     IntervalScheme,
@@ -54,7 +55,7 @@ class Settings:
     min_df: float = 0.001
     test_size: float = 0.2
     top_k: int = 10
-    threshold: float = 1.96
+    threshold: float = DEFAULT_THRESHOLD
     fdr: float | None = None
     fdr_scope: str = "comparison"
     refusal_patterns: tuple[str, ...] = ("language model",)

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.errors import ConfigError, DataError
 from gasp.results import EXAMPLES_PER_WORD, AuditResults, TableLayout, build_example_index
 from gasp.stats import FDR_SCOPES, study_fdr_level, study_rule
@@ -73,7 +74,7 @@ def settings_from(options: Mapping[str, Any]) -> Settings:
     return Settings(
         lexicon_counting=str(opts["lexicon_counting"]),
         resilience_counting=str(opts["resilience_counting"]),
-        threshold=1.96 if threshold is None else float(threshold),
+        threshold=DEFAULT_THRESHOLD if threshold is None else float(threshold),
         fdr=None if fdr is None else float(fdr),
         fdr_scope=str(scope or "comparison"),
         anonymizer=str(opts["anonymizer"]),

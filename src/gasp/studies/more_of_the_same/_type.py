@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from gasp._limits import MAX_RESAMPLES
+from gasp._defaults import MAX_RESAMPLES
 from gasp.errors import ConfigError
 from gasp.io import TextTable
 from gasp.probe import K_RULES, PROBE_EMBEDDINGS, ClusteringConfig

@@ -8,15 +8,6 @@ first name and its gender, Table 4, the most frequent names), the latter exposed
 :mod:`gasp.studies.pronoun_pairs.narratives`.
 """
 
-from gasp.studies.pronoun_pairs._examples import ExampleIndex, cell_key
-from gasp.studies.pronoun_pairs._metrics import (
-    OVERALL,
-    IntervalSettings,
-    parse_answers,
-    profession_table,
-    summary_table,
-    triples,
-)
 from gasp.studies.pronoun_pairs._narrative_analysis import analyze_narrative_frame
 from gasp.studies.pronoun_pairs._narrative_compare import (
     COMPARE_SHARES,
@@ -83,7 +74,6 @@ __all__ = [
     "NARRATIVES_KIND",
     "NARRATIVES_STUDY_TYPE",
     "NARRATIVE_TEMPLATES",
-    "OVERALL",
     "PAIRS_KIND",
     "PAIRS_STUDY_TYPE",
     "PAIR_TEMPLATES",
@@ -91,8 +81,6 @@ __all__ = [
     "STORYTELLER",
     "STUDY_TYPE",
     "UNPARSED",
-    "ExampleIndex",
-    "IntervalSettings",
     "NarrativeStudy",
     "Narratives",
     "PairTemplate",
@@ -101,7 +89,6 @@ __all__ = [
     "PronounPairs",
     "analyze_narrative_frame",
     "analyze_pairs_frame",
-    "cell_key",
     "compare_shares",
     "default_professions",
     "draw_pairs",
@@ -114,14 +101,10 @@ __all__ = [
     "narrative_professions",
     "narrative_prompt",
     "parse_answer",
-    "parse_answers",
-    "profession_table",
     "prompt_echoes",
     "split_test",
-    "summary_table",
     "table4",
     "top_names",
-    "triples",
     "unknown_reasons",
     "wilson_interval",
 ]

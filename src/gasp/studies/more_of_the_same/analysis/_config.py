@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from gasp._defaults import DEFAULT_THRESHOLD
 from gasp.errors import ConfigError
 from gasp.results import EXAMPLES_PER_WORD
 from gasp.stats import (
@@ -82,7 +83,7 @@ class AnalysisConfig:
     min_samples: int = 100
     min_share: float = 0.10
     pool_templates: bool = True
-    threshold: float = 1.96
+    threshold: float = DEFAULT_THRESHOLD
     fdr_alpha: float | None = None
     fdr_scope: str = "comparison"
     min_count: int = 0
