@@ -53,7 +53,6 @@ def study_samples(
         chosen.pop(key, None)
     if quick:
         chosen = study_type.with_quick(chosen)
-    chosen.pop("cap_factor", None)
     plan = study_type.plan(name, chosen)
     if any(item.kind is not RequestKind.GENERATE for item in plan.items):
         raise ConfigError(
