@@ -48,9 +48,8 @@ def options_page() -> str:
                   "| --- | --- | --- | --- | --- | --- | --- |"]  # fmt: skip
         for o in info.options:
             flag = f"`{o.flag}`" if o.flag else "-"
-            what = o.help + (f"; size: {o.size}" if o.size else "")
             row = (f"`{o.name}`", flag, o.kind, _cell(o.default), _cell(o.quick),
-                   _cell(o.range), _cell(what))  # fmt: skip
+                   _cell(o.range), _cell(o.what_it_sets))  # fmt: skip
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
     return "\n".join(lines)

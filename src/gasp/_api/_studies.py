@@ -30,6 +30,11 @@ class StudyOptionInfo:
     #: The option's own flag on ``gasp run`` (``--min-share``; empty: none).
     flag: str = ""
 
+    @property
+    def what_it_sets(self) -> str:
+        """The help line, with the size the option sets when it sets one."""
+        return self.help + (f"; size: {self.size}" if self.size else "")
+
 
 @dataclasses.dataclass(frozen=True)
 class StudyInfo:

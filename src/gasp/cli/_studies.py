@@ -24,8 +24,7 @@ def _print_options(study: gasp.StudyInfo, console: Console) -> None:
     for column in ("option", "type", "default", "--quick", "range", "what it sets"):
         table.add_column(column)
     for option in study.options:
-        what = option.help + (f"; size: {option.size}" if option.size else "")
-        what += f" (also {option.flag})" if option.flag else ""
+        what = option.what_it_sets + (f" (also {option.flag})" if option.flag else "")
         table.add_row(
             option.name,
             option.kind,

@@ -83,11 +83,6 @@ def names_of(*groups: Group) -> tuple[str, ...]:
     return tuple(s.name for s in settings_of(*groups))
 
 
-def study_flag_names() -> tuple[str, ...]:
-    """The names of the settings that are flags of studies' own options."""
-    return tuple(s.name for s in ALL_SETTINGS if s.study_option)
-
-
 def pop_study_flags(options: dict[str, Any], *groups: Group) -> dict[str, Any]:
     """Take the studies' flags of ``groups`` (all: none named) out of ``options``; those
     given (neither None nor a switch left off) are returned, by name, as the study's
@@ -124,5 +119,4 @@ __all__ = [
     "names_of",
     "pop_study_flags",
     "settings_of",
-    "study_flag_names",
 ]

@@ -87,14 +87,22 @@ def _panel(studies: Iterable[str]) -> str:
 
 
 @functools.cache
+def _compiled() -> tuple[dict[str, Any], ...]:
+    """The entries of :data:`FLAGS_FILE`, read once."""
+    return tuple(json.loads(FLAGS_FILE.read_text()))
+
+
+@functools.cache
 def study_flag_settings() -> tuple[Setting, ...]:
     """One :class:`Setting` per flag the studies declare (from :data:`FLAGS_FILE`): its
     kind and step from the declarations, its help each declaring study's, and its range
     where every declaring study gives the same one (else each study checks its own)."""
-    entries = json.loads(FLAGS_FILE.read_text())
     settings = []
-    for entry in entries:
+    for entry in _compiled():
         group: Group = entry["step"]
+        range_fields: dict[str, Any] = {
+            k: tuple(v) if k == "choices" else v for k, v in entry["range"].items()
+        }
         settings.append(
             Setting(
                 entry["name"],
@@ -105,21 +113,15 @@ def study_flag_settings() -> tuple[Setting, ...]:
                 panel=_panel(entry["studies"]),
                 old_flags=tuple("--" + o.replace("_", "-") for o in entry["old_names"]),
                 study_option=True,
-                **_range_fields(entry.get("range", {})),
+                **range_fields,
             )
         )
     return tuple(settings)
 
 
-def _range_fields(found: Mapping[str, Any]) -> dict[str, Any]:
-    """A compiled range as :class:`Setting` fields (``choices`` a tuple)."""
-    return {k: tuple(v) if k == "choices" else v for k, v in found.items()}
-
-
 def study_flag_old_names() -> dict[str, str]:
     """Old spellings of the studies' flags, by the name they stand for."""
-    entries = json.loads(FLAGS_FILE.read_text())
-    return {old: e["name"] for e in entries for old in e["old_names"]}
+    return {old: e["name"] for e in _compiled() for old in e["old_names"]}
 
 
 __all__ = [
